@@ -1,0 +1,51 @@
+"""schedule: dependences, isl's scheduler, and the split into host code and kernels."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..diagnostics import CompileError
+from ..extract.model import Scop
+from ..names import Names
+from ..options import Options
+from .dependences import Dependences, compute_dependences
+from .kernels import Kernel, KernelMapper
+from .sizes import parse_sizes
+
+__all__ = ["Dependences", "Kernel", "ScheduledScop", "schedule_scop"]
+
+
+@dataclass(frozen=True)
+class ScheduledScop:
+    """A SCoP with its final schedule tree (kernels marked) and kernel descriptions."""
+
+    scop: Scop
+    dependences: Dependences
+    schedule: isl.Schedule          # the scheduler's result before tiling and mapping
+    final_schedule: isl.Schedule    # with `kernelN` marks, tiles and mapping filters
+    kernels: tuple[Kernel, ...]
+    names: Names
+
+
+def compute_schedule(scop: Scop, deps: Dependences, options: Options) -> isl.Schedule:
+    if not options.reschedule:
+        return scop.schedule
+    constraints = (isl.ScheduleConstraints.on_domain(scop.domain)
+                   .set_context(scop.context)
+                   .set_validity(deps.all).set_proximity(deps.all).set_coincidence(deps.all))
+    try:
+        return constraints.compute_schedule()
+    except isl.Error as exc:
+        raise CompileError(f"isl's scheduler failed on the SCoP of '{scop.function}': {exc}",
+                           scop.file, scop.start_line, 1) from None
+
+
+def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0) -> ScheduledScop:
+    deps = compute_dependences(scop)
+    schedule = compute_schedule(scop, deps, options)
+    sizes = parse_sizes(options.sizes, scop.ctx) if options.sizes else None
+    names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
+    mapper = KernelMapper(options, sizes, names, first_kernel)
+    final = mapper.run(schedule)
+    return ScheduledScop(scop, deps, schedule, final, tuple(mapper.kernels), names)

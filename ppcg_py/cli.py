@@ -1,0 +1,110 @@
+"""The `ppcg-py` command line: PPCG's option names, located one-line errors."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+
+from .diagnostics import CompileError
+from .driver import compile_source, write_outputs
+from .options import Options
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        print(f"ppcg-py: error: {message}", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def _tile_sizes(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.replace("x", ",").split(",") if v.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected sizes like 32,32,16, got '{text}'") from None
+    if not values or any(v <= 0 for v in values):
+        raise argparse.ArgumentTypeError(f"tile sizes must be positive integers, got '{text}'")
+    return values
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="ppcg-py", description="Polyhedral compiler from C to CUDA (PPCG's options).")
+    p.add_argument("input", help="C source file with #pragma scop regions")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
+    p.add_argument("--output-dir", "-d", default=".", help="where to write NAME_host.cu, NAME_kernel.cu/.hu")
+    p.add_argument("-o", dest="output", default=None,
+                   help="output host file name; the kernel files go beside it")
+    p.add_argument("--target", default="cuda", choices=["cuda"], help="only CUDA is supported")
+    p.add_argument("-S", "--tile-size", type=_positive, default=32, help="default tile size [32]")
+    p.add_argument("--tile-sizes", type=_tile_sizes, default=None, help="tile sizes, outermost first: 32,32,16")
+    p.add_argument("--sizes", default=None, help='per-kernel sizes: "{ kernel[i] -> tile[32,32]; ... }"')
+    p.add_argument("--ctx", default=None, help="constraints on the parameters, e.g. '[n] -> { : n >= 32 }'")
+    p.add_argument("--assume-non-negative-parameters", action="store_true")
+    p.add_argument("--no-reschedule", action="store_true", help="keep the original schedule")
+    p.add_argument("--max-shared-memory", type=_positive, default=8192)
+    p.add_argument("--no-shared-memory", action="store_true")
+    p.add_argument("--no-private-memory", action="store_true")
+    p.add_argument("--isl-schedule-serialize-sccs", action="store_true")
+    p.add_argument("--isl-schedule-whole-component", action="store_true")
+    p.add_argument("--no-isl-schedule-outer-coincidence", action="store_true")
+    p.add_argument("--isl-schedule-max-coefficient", type=int, default=-1)
+    p.add_argument("--isl-schedule-algorithm", choices=["isl", "feautrier"], default="isl")
+    for dump in ("scop", "schedule", "final-schedule", "sizes"):
+        p.add_argument(f"--dump-{dump}", action="store_true", help=f"print the {dump.replace('-', ' ')}")
+    p.add_argument("-v", "--verbose", "--report", dest="verbose", action="store_true",
+                   help="report stage times and what was mapped where")
+    return p
+
+
+def options_from(args: argparse.Namespace) -> Options:
+    output_dir = args.output_dir
+    if args.output:
+        output_dir = os.path.dirname(args.output) or output_dir
+    return Options(
+        include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), output_dir=output_dir,
+        tile_size=args.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes, context=args.ctx,
+        assume_nonneg=args.assume_non_negative_parameters, reschedule=not args.no_reschedule,
+        serialize_sccs=args.isl_schedule_serialize_sccs, whole_component=args.isl_schedule_whole_component,
+        outer_coincidence=not args.no_isl_schedule_outer_coincidence,
+        max_coefficient=args.isl_schedule_max_coefficient,
+        feautrier=args.isl_schedule_algorithm == "feautrier",
+        max_shared_memory=args.max_shared_memory, use_shared_memory=not args.no_shared_memory,
+        use_private_memory=not args.no_private_memory,
+        dumps=frozenset(d for d in ("scop", "schedule", "final-schedule", "sizes")
+                        if getattr(args, "dump_" + d.replace("-", "_"))),
+        verbose=args.verbose)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        options = options_from(args)
+        files = compile_source(args.input, options)
+        write_outputs(files, options.output_dir)
+        return 0
+    except CompileError as err:
+        if err.file is None and err.line is None and not err.message.startswith("--"):
+            err.file = args.input
+        print(err.render(), file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - never show a traceback to a user
+        if os.environ.get("PPCG_PY_DEBUG"):
+            traceback.print_exc()
+        print(f"{args.input}: error: internal compiler error ({type(exc).__name__}: {exc}); "
+              "set PPCG_PY_DEBUG=1 for details", file=sys.stderr)
+        return 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,110 @@
+"""The pipeline: extract -> schedule -> memory -> codegen, then write the files."""
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from .codegen import GeneratedFiles, generate
+from .diagnostics import CompileError
+from .extract import extract_scops
+from .isl_context import new_context
+from .memory import plan_transfers
+from .options import Options
+from .schedule import schedule_scop
+from .schedule.sizes import format_sizes
+
+
+def compile_source(path: str, options: Options) -> GeneratedFiles:
+    """Compile one C file into CUDA host and kernel source (nothing written)."""
+    ctx = new_context(serialize_sccs=options.serialize_sccs, whole_component=options.whole_component,
+                      outer_coincidence=options.outer_coincidence,
+                      max_coefficient=options.max_coefficient, feautrier=options.feautrier)
+    with _stage("extract", options):
+        scops = extract_scops(path, ctx, include_dirs=options.include_dirs, defines=options.defines,
+                              context=options.context, assume_nonneg=options.assume_nonneg)
+    if not scops:
+        print(f"{path}: warning: no #pragma scop region found; the host file is a copy of the input",
+              file=sys.stderr)
+    scheduled = []
+    for scop in scops:
+        _dump(options, "scop", lambda s=scop: _describe_scop(s))
+        with _stage(f"schedule ({scop.function})", options):
+            result = schedule_scop(scop, options, first_kernel=sum(len(s.kernels) for s in scheduled))
+        _dump(options, "schedule", lambda r=result: str(r.schedule.get_root()))
+        _dump(options, "final-schedule", lambda r=result: str(r.final_schedule.get_root()))
+        scheduled.append(result)
+    _dump(options, "sizes", lambda: format_sizes([(k.index, k.sizes) for s in scheduled for k in s.kernels]))
+    with _stage("memory", options):
+        plans = [(s, plan_transfers(s.scop, s.dependences.live_in)) for s in scheduled]
+    if options.verbose:
+        _report(plans)
+    with _stage("codegen", options):
+        return generate(path, _read(path), plans)
+
+
+def write_outputs(files: GeneratedFiles, output_dir: str) -> list[str]:
+    """Write all outputs or none: each goes to a temporary file, renamed at the end."""
+    if not os.path.isdir(output_dir):
+        raise CompileError(f"output directory '{output_dir}' does not exist")
+    staged: list[tuple[str, str]] = []
+    try:
+        for name, text in files.items():
+            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=output_dir)
+            staged.append((tmp, os.path.join(output_dir, name)))
+            with os.fdopen(fd, "w") as handle:
+                handle.write(text)
+        for tmp, final in staged:
+            os.replace(tmp, final)
+    except OSError as exc:
+        for tmp, _ in staged:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        raise CompileError(f"cannot write output in '{output_dir}': {exc.strerror}") from None
+    return [final for _, final in staged]
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        return handle.read()
+
+
+@contextmanager
+def _stage(name: str, options: Options) -> Iterator[None]:
+    start = time.perf_counter()
+    yield
+    if options.verbose:
+        print(f"ppcg-py: {name}: {1000 * (time.perf_counter() - start):.1f} ms", file=sys.stderr)
+
+
+def _dump(options: Options, what: str, text) -> None:
+    if what in options.dumps:
+        print(text())
+
+
+def _describe_scop(scop) -> str:
+    lines = [f"# SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line})",
+             f"parameters: {', '.join(scop.parameters) or '-'}", f"context: {scop.context}"]
+    for arr in scop.arrays:
+        lines.append(f"array {arr.element_type} {arr.name}" + "".join(f"[{e}]" for e in arr.extents))
+    for stmt in scop.statements:
+        lines.append(f"{stmt.name} (line {stmt.line}): {stmt.domain}")
+        for acc in stmt.accesses:
+            kind = "read+write" if acc.is_read and acc.is_write else ("write" if acc.is_write else "read")
+            lines.append(f"  {kind}: {acc.index}")
+    return "\n".join(lines)
+
+
+def _report(plans) -> None:
+    for scheduled, memory in plans:
+        for kernel in scheduled.kernels:
+            ks = kernel.sizes
+            mapping = (f"tile {list(ks.tile)}, blocks {list(kernel.block_ids)} grid {list(ks.grid)}, "
+                       f"threads {list(kernel.thread_ids)} block {list(ks.block)}") if ks.tile else "single thread"
+            print(f"ppcg-py: {kernel.name} ({scheduled.scop.function}): {mapping}", file=sys.stderr)
+        for dev in memory.arrays:
+            print(f"ppcg-py:   {dev.array.name}: global memory, copy in: {dev.copy_in}, "
+                  f"copy out: {dev.copy_out}", file=sys.stderr)

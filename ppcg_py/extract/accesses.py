@@ -1,0 +1,140 @@
+"""Accesses of one statement: which array elements it reads and writes.
+
+The statement subset: an assignment (`=`, `op=`) or `++`/`--` whose left side is
+an array element or a scalar; right sides built from arithmetic, comparisons,
+the ternary operator, casts and calls of pure math functions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ..diagnostics import CompileError
+
+PURE_FUNCTIONS = frozenset({
+    "sqrt", "sqrtf", "exp", "expf", "pow", "powf", "fabs", "fabsf", "abs",
+    "floor", "floorf", "ceil", "ceilf", "log", "logf", "log2", "log2f", "log10", "log10f",
+    "sin", "sinf", "cos", "cosf", "tan", "tanf", "tanh", "tanhf", "atan", "atanf",
+    "exp2", "exp2f", "fmin", "fminf", "fmax", "fmaxf", "fmod", "fmodf", "round", "roundf",
+    "min", "max", "cbrt", "cbrtf", "erf", "erff", "hypot", "hypotf", "atan2", "atan2f",
+})
+ASSIGN_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
+
+
+@dataclass(frozen=True)
+class RawAccess:
+    """A reference before it becomes an isl map: array name and C subscripts."""
+
+    array: str
+    subscripts: tuple[c_ast.Node, ...]
+    is_read: bool
+    is_write: bool
+    ref: c_ast.Node
+
+
+def statement_accesses(stmt: c_ast.Node, kind_of) -> list[RawAccess]:
+    """The references of one statement, in source order (the write first).
+
+    `kind_of(name)` classifies an identifier as 'iterator', 'param', 'scalar'
+    (read-only, passed by value), 'cell' (written scalar), 'array' or None.
+    """
+    if isinstance(stmt, c_ast.Assignment):
+        if stmt.op not in ASSIGN_OPS:
+            raise CompileError.at(stmt.coord, f"unsupported assignment operator '{stmt.op}'")
+        target = _lvalue(stmt.lvalue, kind_of, read_too=stmt.op != "=")
+        return target + _reads(stmt.rvalue, kind_of)
+    if isinstance(stmt, c_ast.UnaryOp) and stmt.op in ("p++", "p--", "++", "--"):
+        return _lvalue(stmt.expr, kind_of, read_too=True)
+    if isinstance(stmt, c_ast.FuncCall):
+        raise CompileError.at(stmt.coord, f"call to '{_callee(stmt)}' as a statement "
+                              "(only assignments are allowed in a SCoP)")
+    raise CompileError.at(getattr(stmt, "coord", None),
+                          f"unsupported statement in SCoP ({_describe_kind(stmt)})")
+
+
+def _lvalue(node: c_ast.Node, kind_of, *, read_too: bool) -> list[RawAccess]:
+    if isinstance(node, c_ast.ID):
+        kind = kind_of(node.name)
+        if kind == "iterator":
+            raise CompileError.at(node.coord, f"loop iterator '{node.name}' is written inside its loop")
+        if kind in ("cell", "array"):
+            if kind == "array":
+                raise CompileError.at(node.coord, f"assignment to array '{node.name}' as a whole")
+            return [RawAccess(node.name, (), read_too, True, node)]
+        raise CompileError.at(node.coord, f"assignment to '{node.name}', which is not a SCoP variable")
+    if isinstance(node, c_ast.ArrayRef):
+        name, subs = _array_ref(node, kind_of)
+        extra = [a for s in subs for a in _reads(s, kind_of)]
+        return [RawAccess(name, subs, read_too, True, node)] + extra
+    raise CompileError.at(getattr(node, "coord", None),
+                          f"unsupported assignment target ({_describe_kind(node)})")
+
+
+def _reads(node: c_ast.Node | None, kind_of) -> list[RawAccess]:
+    if node is None or isinstance(node, c_ast.Constant):
+        return []
+    if isinstance(node, c_ast.ID):
+        kind = kind_of(node.name)
+        if kind == "cell":
+            return [RawAccess(node.name, (), True, False, node)]
+        if kind == "array":
+            raise CompileError.at(node.coord, f"array '{node.name}' used without subscripts "
+                                  "(pointer arithmetic is not supported)")
+        if kind is None:
+            raise CompileError.at(node.coord, f"use of undeclared identifier '{node.name}'")
+        return []
+    if isinstance(node, c_ast.ArrayRef):
+        name, subs = _array_ref(node, kind_of)
+        return [RawAccess(name, subs, True, False, node)] + [a for s in subs for a in _reads(s, kind_of)]
+    if isinstance(node, c_ast.FuncCall):
+        name = _callee(node)
+        if name not in PURE_FUNCTIONS:
+            raise CompileError.at(node.coord, f"call to '{name}', which may have side effects "
+                                  "(only pure math functions are allowed in a SCoP)")
+        args = node.args.exprs if node.args else []
+        return [a for arg in args for a in _reads(arg, kind_of)]
+    if isinstance(node, c_ast.UnaryOp):
+        if node.op in ("&", "*"):
+            raise CompileError.at(node.coord, f"pointer operation '{node.op}' in a SCoP")
+        if node.op in ("p++", "p--", "++", "--"):
+            raise CompileError.at(node.coord, "increment inside an expression (side effect)")
+        if node.op == "sizeof":
+            return []
+        return _reads(node.expr, kind_of)
+    if isinstance(node, c_ast.BinaryOp):
+        return _reads(node.left, kind_of) + _reads(node.right, kind_of)
+    if isinstance(node, c_ast.TernaryOp):
+        return _reads(node.cond, kind_of) + _reads(node.iftrue, kind_of) + _reads(node.iffalse, kind_of)
+    if isinstance(node, c_ast.Cast):
+        return _reads(node.expr, kind_of)
+    if isinstance(node, c_ast.Assignment):
+        raise CompileError.at(node.coord, "assignment inside an expression (side effect)")
+    raise CompileError.at(getattr(node, "coord", None),
+                          f"unsupported expression in SCoP ({_describe_kind(node)})")
+
+
+def _array_ref(node: c_ast.ArrayRef, kind_of) -> tuple[str, tuple[c_ast.Node, ...]]:
+    subs: list[c_ast.Node] = []
+    base: c_ast.Node = node
+    while isinstance(base, c_ast.ArrayRef):
+        subs.append(base.subscript)
+        base = base.name
+    if not isinstance(base, c_ast.ID):
+        raise CompileError.at(node.coord, f"unsupported array base ({_describe_kind(base)})")
+    if kind_of(base.name) != "array":
+        what = "undeclared identifier" if kind_of(base.name) is None else "a non-array"
+        raise CompileError.at(base.coord, f"subscript of {what} '{base.name}'")
+    return base.name, tuple(reversed(subs))
+
+
+def _callee(node: c_ast.FuncCall) -> str:
+    return node.name.name if isinstance(node.name, c_ast.ID) else "<expression>"
+
+
+def _describe_kind(node: c_ast.Node) -> str:
+    names = {"StructRef": "struct member access", "FuncCall": "function call",
+             "Return": "return", "Break": "break", "Continue": "continue", "Goto": "goto",
+             "While": "while loop", "DoWhile": "do-while loop", "Switch": "switch",
+             "Label": "label", "Decl": "declaration", "Compound": "block"}
+    return names.get(type(node).__name__, type(node).__name__)

@@ -1,0 +1,378 @@
+"""Build the polyhedral model of one SCoP region.
+
+A pre-pass classifies every identifier (iterator, parameter, read-only scalar,
+written scalar, array); a walk over the statements then builds iteration
+domains, access relations and the original schedule as an isl schedule tree
+(a band per loop, a sequence per block), as pet does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+from pycparser import c_ast, c_generator
+
+from ..diagnostics import CompileError
+from .accesses import RawAccess, statement_accesses
+from .affine import AffineSpace
+from .c_types import TypeError_, VarType, resolve
+from .model import Access, Array, Scop, Statement
+from .regions import Region
+
+_GEN = c_generator.CGenerator()
+
+
+def describe(node: c_ast.Node) -> str:
+    try:
+        return _GEN.visit(node)
+    except Exception:  # noqa: BLE001 - only used to word an error
+        return type(node).__name__
+
+
+@dataclass(frozen=True)
+class _Env:
+    """What is known inside a loop nest: its iterators and their domain."""
+
+    iterators: tuple[str, ...]
+    domain: isl.Set
+    space: AffineSpace
+    signs: tuple[int, ...]   # +1 for an increasing loop, -1 for a decreasing one
+
+
+class ScopBuilder:
+    def __init__(self, ctx: isl.Context, path: str, region: Region,
+                 typedefs: dict[str, c_ast.Node], context: str | None,
+                 assume_nonneg: bool) -> None:
+        self.ctx, self.path, self.region, self.typedefs = ctx, path, region, typedefs
+        self.types: dict[str, VarType] = {}
+        self.statements: list[Statement] = []
+        self._extra_params: list[str] = []
+        self.kinds = self._classify()
+        self.params = tuple(n for n in self._first_use_order() if self.kinds.get(n) == "param")
+        self.context = self._context(context, assume_nonneg)
+
+    # -- classification ---------------------------------------------------
+    def _type(self, name: str, coord) -> VarType | None:
+        if name in self.types:
+            return self.types[name]
+        decl = self.region.symbols.get(name)
+        if decl is None:
+            return None
+        try:
+            vt = resolve(decl.type, self.typedefs)
+        except TypeError_ as exc:
+            raise CompileError.at(coord, f"'{name}' has an unsupported type ({exc})") from None
+        self.types[name] = vt
+        return vt
+
+    def _classify(self) -> dict[str, str]:
+        iterators, written, used = set(), set(), []
+        for item in self.region.items:
+            _scan(item, iterators, written, used)
+        kinds: dict[str, str] = {}
+        for name, coord in used:
+            if name in kinds:
+                continue
+            if name in iterators:
+                kinds[name] = "loopvar"
+                continue
+            vt = self._type(name, coord)
+            if vt is None:
+                raise CompileError.at(coord, f"use of undeclared identifier '{name}'")
+            if vt.is_array:
+                kinds[name] = "array"
+                self._extent_names(vt, kinds)
+            elif name in written:
+                kinds[name] = "cell"
+            elif vt.is_integer:
+                kinds[name] = "param"
+            else:
+                kinds[name] = "scalar"
+        return kinds
+
+    def _extent_names(self, vt: VarType, kinds: dict[str, str]) -> None:
+        for dim in vt.dims:
+            if dim is None:
+                continue
+            for node in _ids(dim):
+                other = self._type(node.name, node.coord)
+                if other is not None and other.is_integer and node.name not in kinds:
+                    kinds[node.name] = "param"
+                    self._extra_params.append(node.name)
+
+    def _first_use_order(self) -> list[str]:
+        seen: list[str] = []
+        for item in self.region.items:
+            for node in _ids(item):
+                if node.name not in seen:
+                    seen.append(node.name)
+        return seen + [p for p in self._extra_params if p not in seen]
+
+    def _context(self, text: str | None, assume_nonneg: bool) -> isl.Set:
+        space = isl.Space.create_from_names(self.ctx, set=[], params=list(self.params))
+        context = isl.Set.universe(space).params()
+        if assume_nonneg:
+            for k in range(len(self.params)):
+                context = context.lower_bound_val(isl.dim_type.param, k, isl.Val(0, self.ctx))
+        if text:
+            try:
+                extra = isl.Set.read_from_str(self.ctx, text)
+            except isl.Error:
+                raise CompileError(f"--ctx: cannot parse '{text}' as an isl set") from None
+            if extra.dim(isl.dim_type.set) != 0:
+                raise CompileError(f"--ctx: '{text}' must constrain parameters only, e.g. '[n] -> {{ : n >= 32 }}'")
+            context = context.intersect_params(extra.params().align_params(context.get_space()))
+        return context
+
+    def kind_of(self, env: _Env, name: str) -> str | None:
+        if name in env.iterators:
+            return "iterator"
+        kind = self.kinds.get(name)
+        if kind == "loopvar":
+            return "outside-loopvar"
+        return kind
+
+    # -- walk -------------------------------------------------------------
+    def build(self) -> Scop:
+        space = AffineSpace(self.ctx, (), self.params, describe)
+        env = _Env((), space.universe.intersect_params(self.context), space, ())
+        schedule = self._block(self.region.items, env)
+        if schedule is None or not self.statements:
+            raise CompileError.at(self.region.start.coord, "empty SCoP: no statement between "
+                                  "#pragma scop and #pragma endscop")
+        return Scop(
+            ctx=self.ctx, file=self.path, function=self.region.function,
+            start_line=self.region.start.coord.line, end_line=self.region.end.coord.line,
+            parameters=self.params, parameter_types=tuple(self.types[p].base for p in self.params),
+            context=self.context,
+            arrays=self._arrays(),
+            scalars_read_only=tuple((n, self.types[n].base) for n, k in self.kinds.items() if k == "scalar"),
+            statements=tuple(self.statements), schedule=schedule,
+            used_names=frozenset(_all_names(self.region.function_node)),
+        )
+
+    def _block(self, items, env: _Env) -> isl.Schedule | None:
+        result = None
+        for item in items:
+            part = self._statement(item, env)
+            if part is not None:
+                result = part if result is None else result.sequence(part)
+        return result
+
+    def _statement(self, node: c_ast.Node, env: _Env) -> isl.Schedule | None:
+        if isinstance(node, c_ast.Compound):
+            return self._block(node.block_items or [], env)
+        if isinstance(node, c_ast.For):
+            return self._for(node, env)
+        if isinstance(node, c_ast.If):
+            return self._if(node, env)
+        if isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)):
+            return None
+        if isinstance(node, (c_ast.Decl, c_ast.DeclList)):
+            raise CompileError.at(node.coord, "declaration inside a SCoP is not supported yet "
+                                  "(declare the variable before #pragma scop)")
+        return self._assignment(node, env)
+
+    def _if(self, node: c_ast.If, env: _Env) -> isl.Schedule | None:
+        cond = env.space.condition(node.cond, "if condition")
+        then = self._statement(node.iftrue, _Env(env.iterators, env.domain.intersect(cond), env.space, env.signs))
+        if node.iffalse is None:
+            return then
+        other = self._statement(node.iffalse, _Env(env.iterators, env.domain.subtract(cond),
+                                                  env.space, env.signs))
+        if then is None or other is None:
+            return then or other
+        return then.sequence(other)
+
+    def _for(self, node: c_ast.For, env: _Env) -> isl.Schedule | None:
+        it, init = _loop_init(node)
+        step = _loop_step(node, it)
+        if node.cond is None:
+            raise CompileError.at(node.coord, f"loop over '{it}' has no condition (unbounded)")
+        iterators = env.iterators + (it,)
+        space = AffineSpace(self.ctx, iterators, self.params, describe)
+        depth = len(env.iterators)
+        domain = env.domain.add_dims(isl.dim_type.set, 1).set_dim_name(
+            isl.dim_type.set, depth, space.space.get_dim_name(isl.dim_type.set, depth))
+        var = space.var(it)
+        if any(n.name == it for n in _ids(init)):
+            raise CompileError.at(node.coord, f"loop over '{it}' starts from its own previous value")
+        start = space.expr(init, "loop initialisation")
+        bound = var.ge_set(start) if step > 0 else var.le_set(start)
+        domain = domain.intersect(bound).intersect(space.condition(node.cond, "loop condition"))
+        if abs(step) > 1:
+            domain = domain.intersect(var.sub(start).mod_val(isl.Val(abs(step), self.ctx))
+                                      .eq_set(space.const(0)))
+        if not _bounded(domain, depth):
+            raise CompileError.at(node.coord, f"loop over '{it}' is unbounded: its condition "
+                                  f"'{describe(node.cond)}' does not bound '{it}' in the direction it moves")
+        inner = _Env(iterators, domain, space, env.signs + (1 if step > 0 else -1,))
+        body = self._statement(node.stmt, inner)
+        if body is None:
+            return None
+        return body.insert_partial_schedule(_loop_schedule(body.get_domain(), depth, inner.signs[-1]))
+
+    def _assignment(self, node: c_ast.Node, env: _Env) -> isl.Schedule:
+        def kind_of(name: str) -> str | None:
+            kind = self.kind_of(env, name)
+            if kind == "outside-loopvar":
+                raise CompileError.at(node.coord, f"'{name}' is used outside the loop that defines it")
+            return kind
+        raw = statement_accesses(node, kind_of)
+        name = f"S_{len(self.statements)}"
+        domain = env.domain.set_tuple_name(name)
+        accesses = tuple(self._access(a, env, domain) for a in raw)
+        coord = node.coord
+        self.statements.append(Statement(name, domain, env.iterators, accesses, node,
+                                         coord.line if coord else 0, coord.column if coord else 0))
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _access(self, raw: RawAccess, env: _Env, domain: isl.Set) -> Access:
+        vt = self.types[raw.array]
+        if len(raw.subscripts) != len(vt.dims):
+            raise CompileError.at(raw.ref.coord, f"'{raw.array}' has {len(vt.dims)} dimensions but "
+                                  f"is accessed with {len(raw.subscripts)} subscripts")
+        relation = isl.Map.from_domain_and_range(
+            domain, isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=list(self.params))))
+        for sub in raw.subscripts:
+            relation = relation.flat_range_product(env.space.expr(sub, "array subscript").as_map()
+                                                   .set_tuple_name(isl.dim_type.in_, domain.get_tuple_name()))
+        relation = relation.set_tuple_name(isl.dim_type.out, raw.array).intersect_domain(domain)
+        return Access(raw.array, relation, raw.is_read, raw.is_write, raw.ref)
+
+    # -- arrays -----------------------------------------------------------
+    def _arrays(self) -> tuple[Array, ...]:
+        arrays = []
+        for name, kind in self.kinds.items():
+            if kind not in ("array", "cell"):
+                continue
+            vt = self.types[name]
+            arrays.append(Array(name, vt.base, *self._extents(name, vt), is_scalar=kind == "cell",
+                                declared_line=vt.coord.line if vt.coord else None))
+        return tuple(arrays)
+
+    def _extents(self, name: str, vt: VarType) -> tuple[tuple[isl.PwAff, ...], tuple[bool, ...]]:
+        space = AffineSpace(self.ctx, (), self.params, describe)
+        extents, known = [], []
+        for k, dim in enumerate(vt.dims):
+            if dim is None:
+                if k > 0:
+                    raise CompileError.at(vt.coord, f"array '{name}' has an unknown inner dimension")
+                extents.append(self._inferred_extent(name))
+                known.append(False)
+            else:
+                extents.append(space.expr(dim, f"size of array '{name}'"))
+                known.append(True)
+        return tuple(extents), tuple(known)
+
+    def _inferred_extent(self, name: str) -> isl.PwAff:
+        """Outermost size of `A[]`/`*A`: one past the largest accessed index."""
+        touched = None
+        for stmt in self.statements:
+            for acc in stmt.accesses:
+                if acc.array == name:
+                    rng = acc.index.range()
+                    touched = rng if touched is None else touched.union(rng)
+        upper = touched.dim_max(0) if touched is not None else None
+        if upper is None or upper.is_empty() or upper.involves_nan():
+            raise CompileError(f"cannot determine the size of array '{name}'", self.path)
+        one = isl.PwAff.val_on_domain(isl.Set.universe(upper.get_domain_space()), isl.Val(1, self.ctx))
+        return upper.add(one).coalesce()
+
+
+def _loop_init(node: c_ast.For) -> tuple[str, c_ast.Node]:
+    init = node.init
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+        return init.decls[0].name, init.decls[0].init
+    if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+        return init.lvalue.name, init.rvalue
+    raise CompileError.at(node.coord, "loop must start with 'iterator = expression'")
+
+
+def _loop_step(node: c_ast.For, it: str) -> int:
+    nxt = node.next
+    if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == it:
+        if nxt.op in ("p++", "++"):
+            return 1
+        if nxt.op in ("p--", "--"):
+            return -1
+    if isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID) and nxt.lvalue.name == it:
+        if nxt.op in ("+=", "-=") and isinstance(nxt.rvalue, c_ast.Constant):
+            value = int(nxt.rvalue.value.rstrip("uUlL"), 0)
+            if value != 0:
+                return value if nxt.op == "+=" else -value
+        if nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) and nxt.rvalue.op in ("+", "-"):
+            left, right = nxt.rvalue.left, nxt.rvalue.right
+            if isinstance(left, c_ast.ID) and left.name == it and isinstance(right, c_ast.Constant):
+                value = int(right.value.rstrip("uUlL"), 0)
+                if value != 0:
+                    return value if nxt.rvalue.op == "+" else -value
+    raise CompileError.at(getattr(nxt, "coord", None) or node.coord,
+                          f"loop over '{it}' must step by a non-zero constant ('{describe(nxt) if nxt else ''}')")
+
+
+def _bounded(domain: isl.Set, depth: int) -> bool:
+    """Whether the iterator at `depth` is bounded for fixed outer values."""
+    if domain.is_empty():
+        return True
+    return not (domain.dim_max(depth).involves_nan() or domain.dim_min(depth).involves_nan())
+
+
+def _loop_schedule(domain: isl.UnionSet, depth: int, sign: int) -> isl.MultiUnionPwAff:
+    """The partial schedule of a loop: its iterator (negated when it counts down)."""
+    upa = None
+    for s in _sets(domain):
+        ls = isl.LocalSpace.from_space(s.get_space())
+        pa = isl.PwAff.var_on_domain(ls, isl.dim_type.set, depth).intersect_domain(s)
+        if sign < 0:
+            pa = pa.neg()
+        part = pa.to_union_pw_aff()
+        upa = part if upa is None else upa.union_add(part)
+    return isl.MultiUnionPwAff.from_union_pw_aff(upa)
+
+
+def _sets(uset: isl.UnionSet) -> list[isl.Set]:
+    result: list[isl.Set] = []
+    uset.foreach_set(result.append)
+    return result
+
+
+def _scan(node: c_ast.Node, iterators: set, written: set, used: list) -> None:
+    if isinstance(node, c_ast.For):
+        try:
+            iterators.add(_loop_init(node)[0])
+        except CompileError:
+            pass
+    if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+        written.add(node.lvalue.name)
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--", "++", "--") \
+            and isinstance(node.expr, c_ast.ID):
+        written.add(node.expr.name)
+    if isinstance(node, c_ast.ID):
+        used.append((node.name, node.coord))
+    for name, child in node.children():
+        if isinstance(node, c_ast.FuncCall) and name == "name":
+            continue
+        _scan(child, iterators, written, used)
+
+
+def _ids(node: c_ast.Node) -> list[c_ast.ID]:
+    found: list[c_ast.ID] = []
+    if isinstance(node, c_ast.ID):
+        found.append(node)
+    for name, child in node.children():
+        if isinstance(node, c_ast.FuncCall) and name == "name":
+            continue
+        found.extend(_ids(child))
+    return found
+
+
+def _all_names(node: c_ast.Node) -> set[str]:
+    names: set[str] = set()
+    if isinstance(node, c_ast.ID):
+        names.add(node.name)
+    if isinstance(node, c_ast.Decl) and node.name:
+        names.add(node.name)
+    for _, child in node.children():
+        names |= _all_names(child)
+    return names

@@ -1,0 +1,84 @@
+"""C declarations as the front end needs them: element type and array shape.
+
+Typedefs are resolved to their base type, so that generated kernels never
+depend on a user typedef being declared before them (PPCG's nussinov bug).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+INTEGER_WORDS = {"int", "long", "short", "char", "unsigned", "signed",
+                 "_Bool", "size_t", "ssize_t", "ptrdiff_t",
+                 "int8_t", "int16_t", "int32_t", "int64_t",
+                 "uint8_t", "uint16_t", "uint32_t", "uint64_t"}
+
+
+@dataclass(frozen=True)
+class VarType:
+    """A variable's type: base element type and, for arrays, each dimension.
+
+    `dims` holds the declared extent expressions, outermost first; None marks an
+    unknown extent (`A[]` or a pointer).
+    """
+
+    base: str
+    dims: tuple[c_ast.Node | None, ...] = ()
+    coord: object = None
+
+    @property
+    def is_array(self) -> bool:
+        return bool(self.dims)
+
+    @property
+    def is_integer(self) -> bool:
+        return not self.dims and all(w in INTEGER_WORDS for w in self.base.split())
+
+    @property
+    def is_floating(self) -> bool:
+        return not self.dims and any(w in ("float", "double") for w in self.base.split())
+
+
+class TypeError_(Exception):
+    """A declaration the front end cannot represent (reported where used)."""
+
+
+def resolve(node: c_ast.Node, typedefs: dict[str, c_ast.Node]) -> VarType:
+    """The VarType of a declaration's type node."""
+    dims: list[c_ast.Node | None] = []
+    while True:
+        if isinstance(node, c_ast.ArrayDecl):
+            dims.append(node.dim)
+            node = node.type
+        elif isinstance(node, c_ast.PtrDecl):
+            if dims:
+                raise TypeError_("array of pointers")
+            dims.append(None)
+            node = node.type
+        elif isinstance(node, c_ast.TypeDecl):
+            inner = node.type
+            if isinstance(inner, c_ast.IdentifierType):
+                names = [n for n in inner.names]
+                if len(names) == 1 and names[0] in typedefs:
+                    sub = resolve(typedefs[names[0]], typedefs)
+                    return VarType(sub.base, tuple(dims) + sub.dims, node.coord)
+                return VarType(" ".join(names), tuple(dims), node.coord)
+            raise TypeError_("struct, union or enum type")
+        elif isinstance(node, c_ast.FuncDecl):
+            raise TypeError_("function")
+        else:
+            raise TypeError_(type(node).__name__)
+
+
+def collect_typedefs(ast: c_ast.FileAST) -> dict[str, c_ast.Node]:
+    return {ext.name: ext.type for ext in ast.ext if isinstance(ext, c_ast.Typedef)}
+
+
+def declared_symbols(decls: list[c_ast.Node]) -> dict[str, c_ast.Decl]:
+    """Name -> Decl for the plain declarations in a list (functions skipped)."""
+    table: dict[str, c_ast.Decl] = {}
+    for decl in decls:
+        if isinstance(decl, c_ast.Decl) and decl.name and not isinstance(decl.type, c_ast.FuncDecl):
+            table[decl.name] = decl
+    return table

@@ -1,0 +1,88 @@
+"""Run the C preprocessor and parse its output with pycparser.
+
+System headers are full of GNU extensions pycparser does not know; undefining
+`__GNUC__` and defining the remaining keywords away makes glibc's headers parse
+without changing the meaning of the user's code.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+
+from pycparser import c_ast, c_parser
+
+from ..diagnostics import CompileError
+
+GNU_NEUTRALISERS = (
+    "-U__GNUC__", "-D__STRICT_ANSI__",
+    "-D__attribute__(x)=", "-D__extension__=", "-D__restrict=", "-D__restrict__=",
+    "-D__inline=inline", "-D__inline__=inline", "-D__asm__(x)=", "-D__asm(x)=",
+    "-D__builtin_va_list=int", "-D__const=const", "-D__volatile__=volatile",
+)
+
+
+def preprocess(path: str, include_dirs: tuple[str, ...] = (),
+               defines: tuple[str, ...] = ()) -> str:
+    """The preprocessed text of `path` (line markers kept for locations)."""
+    if not os.path.isfile(path):
+        reason = "no such file" if not os.path.exists(path) else "not a regular file"
+        raise CompileError(f"cannot read input: {reason}", path)
+    if not os.access(path, os.R_OK):
+        raise CompileError("cannot read input: permission denied", path)
+    cpp = shutil.which("gcc") or shutil.which("cpp")
+    if cpp is None:
+        raise CompileError("no C preprocessor (gcc or cpp) on the PATH", path)
+    cmd = [cpp, "-E", "-std=gnu99", *GNU_NEUTRALISERS]
+    cmd += [f"-I{d}" for d in include_dirs] + [f"-D{d}" for d in defines] + [path]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise _preprocessor_error(proc.stderr, path)
+    return proc.stdout
+
+
+def _preprocessor_error(stderr: str, path: str) -> CompileError:
+    for line in stderr.splitlines():
+        m = re.match(r"^(.*?):(\d+):(\d+): (?:fatal )?error: (.*)$", line)
+        if m:
+            return CompileError(m.group(4), m.group(1), int(m.group(2)), int(m.group(3)))
+    first = stderr.strip().splitlines()[0] if stderr.strip() else "preprocessing failed"
+    return CompileError(first, path)
+
+
+def parse(text: str, path: str) -> c_ast.FileAST:
+    """Parse preprocessed C; a syntax error becomes a located CompileError."""
+    parser = c_parser.CParser()
+    try:
+        return parser.parse(text, filename=path)
+    except c_parser.ParseError as exc:
+        msg = _locate(parser, str(exc))
+        m = re.match(r"^(.*?):(\d+):(\d+): (.*)$", msg)
+        if m:
+            detail = m.group(4)
+            detail = f"syntax error {detail}" if detail.startswith("before") else detail
+            return _raise(CompileError(detail, m.group(1), int(m.group(2)), int(m.group(3))))
+        m = re.match(r"^(.*?):(\d+): (.*)$", msg)
+        if m:
+            return _raise(CompileError(m.group(3), m.group(1), int(m.group(2)), 1))
+        raise CompileError(f"syntax error: {msg}", path) from None
+
+
+def _locate(parser: c_parser.CParser, msg: str) -> str:
+    """Some pycparser errors name only the file: add the next token's position."""
+    if re.match(r"^.*?:\d+:", msg):
+        return msg
+    tok = None
+    try:  # pycparser internals: the token the parser stopped at
+        tok = parser._tokens.peek()  # noqa: SLF001
+    except Exception:  # noqa: BLE001 - best effort only
+        pass
+    if tok is None or not getattr(tok, "lineno", None):
+        return msg
+    detail = msg.split(": ", 1)[-1].lower()
+    return f"{parser.clex.filename}:{tok.lineno}:{getattr(tok, 'column', 1) or 1}: {detail} near '{tok.value}'"
+
+
+def _raise(err: CompileError):
+    raise err from None

@@ -1,0 +1,99 @@
+"""Find the `#pragma scop` ... `#pragma endscop` regions and what is visible there."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from ..diagnostics import CompileError
+from .c_types import declared_symbols
+
+
+@dataclass(frozen=True)
+class Region:
+    """The statements of one SCoP with the declarations in scope at its start."""
+
+    function: str
+    items: tuple[c_ast.Node, ...]
+    symbols: dict[str, c_ast.Decl]
+    start: c_ast.Node    # the `#pragma scop` node
+    end: c_ast.Node      # the `#pragma endscop` node
+    function_node: c_ast.FuncDef
+
+
+def _pragma_word(node: c_ast.Node) -> str | None:
+    if isinstance(node, c_ast.Pragma):
+        words = node.string.split()
+        return words[0] if words else ""
+    return None
+
+
+def find_regions(ast: c_ast.FileAST, path: str) -> list[Region]:
+    globals_ = declared_symbols([e for e in ast.ext if isinstance(e, c_ast.Decl)])
+    regions: list[Region] = []
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.Pragma) and _pragma_word(ext) in ("scop", "endscop"):
+            raise CompileError.at(ext.coord, f"#pragma {_pragma_word(ext)} outside a function")
+        if isinstance(ext, c_ast.FuncDef):
+            params = []
+            args = ext.decl.type.args
+            if args is not None:
+                params = [p for p in args.params if isinstance(p, c_ast.Decl)]
+            scope = {**globals_, **declared_symbols(params)}
+            _walk_block(ext.body, scope, ext, regions)
+    return [r for r in regions if _in_main_file(r, path)]
+
+
+def _in_main_file(region: Region, path: str) -> bool:
+    return region.start.coord is None or region.start.coord.file == path
+
+
+def _walk_block(block: c_ast.Compound, scope: dict, fn: c_ast.FuncDef, out: list[Region]) -> None:
+    scope = dict(scope)
+    items = list(block.block_items or [])
+    start_index: int | None = None
+    for k, item in enumerate(items):
+        word = _pragma_word(item)
+        if word == "scop":
+            if start_index is not None:
+                raise CompileError.at(item.coord, "nested #pragma scop (the previous one is not closed)")
+            start_index = k
+            continue
+        if word == "endscop":
+            if start_index is None:
+                raise CompileError.at(item.coord, "#pragma endscop without a matching #pragma scop")
+            out.append(Region(fn.decl.name, tuple(items[start_index + 1:k]), dict(scope),
+                              items[start_index], item, fn))
+            start_index = None
+            continue
+        if start_index is not None:
+            _reject_nested_pragmas(item)
+            continue
+        if isinstance(item, c_ast.Decl):
+            scope[item.name] = item
+        for child in _child_blocks(item):
+            _walk_block(child, scope, fn, out)
+    if start_index is not None:
+        raise CompileError.at(items[start_index].coord, "#pragma scop without a matching #pragma endscop")
+
+
+def _reject_nested_pragmas(node: c_ast.Node) -> None:
+    word = _pragma_word(node)
+    if word in ("scop", "endscop"):
+        raise CompileError.at(node.coord, f"#pragma {word} inside a SCoP's statement")
+    for _, child in node.children():
+        _reject_nested_pragmas(child)
+
+
+def _child_blocks(node: c_ast.Node) -> list[c_ast.Compound]:
+    """Compound statements nested in a statement outside any SCoP."""
+    if isinstance(node, c_ast.Compound):
+        return [node]
+    blocks: list[c_ast.Compound] = []
+    for _, child in node.children():
+        if isinstance(child, c_ast.Compound):
+            blocks.append(child)
+        elif isinstance(child, (c_ast.If, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.Case,
+                                c_ast.Default, c_ast.Label)):
+            blocks.extend(_child_blocks(child))
+    return blocks

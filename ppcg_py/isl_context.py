@@ -1,0 +1,53 @@
+"""One isl context per compilation, with the options PPCG sets for GPU targets.
+
+Callbacks into isl must never raise (an exception inside one corrupts the heap,
+shared/ISLPY.md): `guarded` wraps them, remembers the first exception and
+`reraise` raises it after the isl call returns.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import islpy as isl
+
+
+def new_context(*, serialize_sccs: bool = False, max_coefficient: int = -1,
+                feautrier: bool = False, whole_component: bool = False,
+                outer_coincidence: bool = True) -> isl.Context:
+    ctx = isl.Context()
+    ctx.set_ast_build_detect_min_max(1)
+    ctx.set_schedule_whole_component(int(whole_component))
+    ctx.set_schedule_maximize_band_depth(1)
+    ctx.set_schedule_maximize_coincidence(1)
+    ctx.set_schedule_outer_coincidence(int(outer_coincidence))
+    ctx.set_schedule_serialize_sccs(int(serialize_sccs))
+    ctx.set_schedule_max_coefficient(max_coefficient)
+    ctx.set_tile_scale_tile_loops(0)
+    ctx.set_tile_shift_point_loops(1)
+    if feautrier:
+        ctx.set_schedule_algorithm(isl.schedule_algorithm.FEAUTRIER)
+    return ctx
+
+
+class CallbackGuard:
+    """Wraps Python callbacks handed to isl so that they never raise into isl."""
+
+    def __init__(self) -> None:
+        self.error: BaseException | None = None
+
+    def wrap(self, fn: Callable[..., Any], fallback: Callable[..., Any]) -> Callable[..., Any]:
+        def guarded(*args: Any) -> Any:
+            if self.error is not None:
+                return fallback(*args)
+            try:
+                return fn(*args)
+            except BaseException as exc:  # noqa: BLE001 - must not propagate into isl
+                self.error = exc
+                return fallback(*args)
+        return guarded
+
+    def reraise(self) -> None:
+        if self.error is not None:
+            err, self.error = self.error, None
+            raise err

@@ -1,0 +1,27 @@
+"""Compilation options (PPCG's names and defaults), shared by every stage."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Options:
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    output_dir: str = "."
+    tile_size: int = 32                       # -S / --tile-size
+    tile_sizes: tuple[int, ...] | None = None  # --tile-sizes 32,32,16 (outermost first)
+    sizes: str | None = None                  # --sizes "{ kernel[i] -> tile[...]; ... }"
+    context: str | None = None                # --ctx
+    assume_nonneg: bool = False
+    reschedule: bool = True
+    serialize_sccs: bool = False
+    whole_component: bool = False
+    outer_coincidence: bool = True
+    max_coefficient: int = -1
+    feautrier: bool = False
+    max_shared_memory: int = 8192
+    use_shared_memory: bool = True
+    use_private_memory: bool = True
+    dumps: frozenset[str] = field(default_factory=frozenset)  # scop, schedule, sizes, ...
+    verbose: bool = False

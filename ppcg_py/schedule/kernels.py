@@ -1,0 +1,163 @@
+"""Split a schedule tree into host code and kernels; tile and map each kernel.
+
+Each outermost band with a coincident leading member becomes a kernel: the band
+is tiled, up to two tile loops are mapped to blocks and up to three point loops
+to threads (filters `T mod grid = b`, `P mod block = t`, so loops wrap when the
+grid or block is smaller than the iteration space). Sequential loops above a
+kernel stay on the host. A subtree without any parallelism becomes a kernel run
+by a single thread. Each kernel's root is marked `kernelN`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..names import Names
+from ..options import Options
+from .sizes import KernelSizes, kernel_sizes
+
+NT = isl.schedule_node_type
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel: its sizes, its mapped ids and what it executes."""
+
+    index: int
+    sizes: KernelSizes
+    block_ids: tuple[str, ...]     # outermost first; the last is blockIdx.x
+    thread_ids: tuple[str, ...]    # outermost first; the last is threadIdx.x
+    block_schedule: isl.UnionMap | None   # instances -> tile indices of block-mapped loops
+    domain: isl.UnionSet
+
+    @property
+    def name(self) -> str:
+        return f"kernel{self.index}"
+
+
+class KernelMapper:
+    def __init__(self, options: Options, sizes: isl.UnionMap | None, names: Names,
+                 first_kernel: int = 0) -> None:
+        self.options, self.sizes, self.names = options, sizes, names
+        self.first = first_kernel
+        self.kernels: list[Kernel] = []
+
+    def run(self, schedule: isl.Schedule) -> isl.Schedule:
+        return self.visit(schedule.get_root()).get_schedule()
+
+    def visit(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
+        kind = node.get_type()
+        if kind in (NT.sequence, NT.set):
+            for k in range(node.n_children()):
+                node = self.visit(node.child(k)).parent()
+            return node
+        if kind == NT.leaf:
+            return self.single_thread_kernel(node)
+        if kind == NT.band:
+            return self.band(node)
+        if node.n_children() == 0:
+            return node
+        return self.visit(node.child(0)).parent()
+
+    def band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if _leading_coincident(node) > 0:
+            return self.parallel_kernel(node)
+        if not _has_parallelism(node):
+            return self.single_thread_kernel(node)
+        n_seq = _leading_sequential(node)
+        if n_seq < node.band_n_member():
+            node = node.band_split(n_seq)
+        return self.visit(node.child(0)).parent()
+
+    def single_thread_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
+        kernel = Kernel(self.first + len(self.kernels), KernelSizes((), (), ()), (), (), None, node.get_domain())
+        self.kernels.append(kernel)
+        return node.insert_mark(isl.Id(kernel.name, context=node.get_ctx()))
+
+    def parallel_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
+        ctx = node.get_ctx()
+        if not node.band_get_permutable() and node.band_n_member() > 1:
+            node = node.band_split(1)
+        lead = _leading_coincident(node)
+        n_blocks, n_threads = min(2, lead), min(3, lead)
+        index = self.first + len(self.kernels)
+        sizes = kernel_sizes(self.options, self.sizes, index, node.band_n_member(), n_threads, n_blocks)
+        block_ids = tuple(f"{self.names.block}{k}" for k in range(n_blocks))
+        thread_ids = tuple(f"{self.names.thread}{k}" for k in range(n_threads))
+        domain = node.get_domain()
+
+        tiles = isl.MultiVal.zero(node.band_get_space())
+        for k, size in enumerate(sizes.tile):
+            tiles = tiles.set_val(k, isl.Val(size, ctx))
+        node = node.band_tile(tiles)                       # tile band, child: point band
+        tile_schedule = node.band_get_partial_schedule()
+        block_schedule = _prefix_map(tile_schedule, n_blocks)
+        node = node.child(0)                               # point band
+        point_schedule = node.band_get_partial_schedule()
+        node = node.insert_filter(_modulo_filter(point_schedule, sizes.block, thread_ids, domain))
+        node = node.parent()                               # tile band
+        node = node.insert_filter(_modulo_filter(tile_schedule, sizes.grid, block_ids, domain))
+        node = node.insert_context(_id_ranges(ctx, block_ids + thread_ids, sizes.grid + sizes.block,
+                                              node.get_schedule_depth()))
+        kernel = Kernel(index, sizes, block_ids, thread_ids, block_schedule, domain)
+        self.kernels.append(kernel)
+        return node.insert_mark(isl.Id(kernel.name, context=ctx))
+
+
+def _coincident(node: isl.ScheduleNode) -> list[bool]:
+    return [bool(node.band_member_get_coincident(k)) for k in range(node.band_n_member())]
+
+
+def _leading_coincident(node: isl.ScheduleNode) -> int:
+    count = 0
+    for flag in _coincident(node):
+        if not flag:
+            break
+        count += 1
+    return count
+
+
+def _leading_sequential(node: isl.ScheduleNode) -> int:
+    count = 0
+    for flag in _coincident(node):
+        if flag:
+            break
+        count += 1
+    return count
+
+
+def _has_parallelism(node: isl.ScheduleNode) -> bool:
+    if node.get_type() == NT.band and any(_coincident(node)):
+        return True
+    return any(_has_parallelism(node.child(k)) for k in range(node.n_children()))
+
+
+def _prefix_map(mupa: isl.MultiUnionPwAff, n: int) -> isl.UnionMap | None:
+    """Instances -> the first n members of a partial schedule."""
+    result = None
+    for k in range(n):
+        part = isl.UnionMap.from_union_pw_aff(mupa.get_at(k))
+        result = part if result is None else result.flat_range_product(part)
+    return result
+
+
+def _modulo_filter(mupa: isl.MultiUnionPwAff, sizes: tuple[int, ...],
+                   ids: tuple[str, ...], domain: isl.UnionSet) -> isl.UnionSet:
+    """Instances whose k-th schedule value is congruent to id k modulo size k."""
+    ctx = domain.get_ctx()
+    result = domain
+    for k, (size, name) in enumerate(zip(sizes, ids)):
+        part = isl.UnionMap.from_union_pw_aff(mupa.get_at(k))
+        residue = isl.Set.read_from_str(ctx, f"[{name}] -> {{ [x] : (x - {name}) mod {size} = 0 }}")
+        result = result.intersect(part.intersect_range(isl.UnionSet.from_set(residue)).domain())
+    return result
+
+
+def _id_ranges(ctx: isl.Context, ids: tuple[str, ...], bounds: tuple[int, ...], depth: int) -> isl.Set:
+    """0 <= id < bound for every block and thread id, on the outer schedule dims."""
+    if not ids:
+        return isl.Set.universe(isl.Space.set_alloc(ctx, 0, depth))
+    constraints = " and ".join(f"0 <= {n} < {b}" for n, b in zip(ids, bounds))
+    params = isl.Set.read_from_str(ctx, f"[{', '.join(ids)}] -> {{ : {constraints} }}")
+    return isl.Set.from_params(params).add_dims(isl.dim_type.set, depth)

@@ -1,0 +1,85 @@
+"""Tile, block and grid sizes per kernel: defaults, `--tile-sizes` and `--sizes`.
+
+`--sizes` is PPCG's isl union map, e.g. `{ kernel[0] -> tile[32,32]; kernel[i] ->
+block[16] : i != 4 }`; sizes are listed outermost first.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..diagnostics import CompileError
+from ..options import Options
+
+DEFAULT_BLOCK = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}
+DEFAULT_GRID = {1: (32768,), 2: (256, 256)}
+
+
+@dataclass(frozen=True)
+class KernelSizes:
+    tile: tuple[int, ...]
+    block: tuple[int, ...]   # threads per mapped dimension, outermost first
+    grid: tuple[int, ...]    # maximal number of blocks per mapped dimension
+
+
+def parse_sizes(text: str, ctx: isl.Context) -> isl.UnionMap:
+    try:
+        return isl.UnionMap.read_from_str(ctx, text)
+    except isl.Error:
+        raise CompileError(f"--sizes: cannot parse '{text}' as an isl union map "
+                           "(expected e.g. '{ kernel[0] -> tile[32,32]; kernel[i] -> block[16,16] }')") from None
+
+
+def _user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int] | None:
+    if sizes is None:
+        return None
+    ctx = sizes.get_ctx()
+    point = isl.UnionSet.read_from_str(ctx, f"{{ kernel[{kernel}] }}")
+    found: list[isl.Map] = []
+    sizes.intersect_domain(point).foreach_map(found.append)
+    for m in found:
+        if m.get_tuple_name(isl.dim_type.out) != kind or m.is_empty():
+            continue
+        rng = m.range()
+        if not rng.is_singleton():
+            raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} are not fixed values")
+        values = [int(rng.plain_get_val_if_fixed(isl.dim_type.set, k).to_python())
+                  if rng.plain_get_val_if_fixed(isl.dim_type.set, k).is_int()
+                  else _fixed(rng, k) for k in range(rng.dim(isl.dim_type.set))]
+        if any(v <= 0 for v in values):
+            raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} must be positive")
+        return values
+    return None
+
+
+def _fixed(rng: isl.Set, k: int) -> int:
+    return int(rng.dim_max_val(k).to_python())
+
+
+def _fit(values: list[int] | None, defaults: tuple[int, ...], n: int) -> tuple[int, ...]:
+    """The first n user values, completed from the defaults."""
+    values = list(values or [])
+    return tuple(values[k] if k < len(values) else defaults[min(k, len(defaults) - 1)]
+                 for k in range(n))
+
+
+def kernel_sizes(options: Options, sizes: isl.UnionMap | None, kernel: int,
+                 n_tiled: int, n_threads: int, n_blocks: int) -> KernelSizes:
+    tile_default = options.tile_sizes or (options.tile_size,)
+    tile = _fit(_user_sizes(sizes, kernel, "tile") or (list(options.tile_sizes) if options.tile_sizes else None),
+                tile_default, n_tiled)
+    block = _fit(_user_sizes(sizes, kernel, "block"), DEFAULT_BLOCK.get(n_threads, (1,)), n_threads)
+    grid = _fit(_user_sizes(sizes, kernel, "grid"), DEFAULT_GRID.get(n_blocks, (1,)), n_blocks)
+    block = tuple(min(b, t) for b, t in zip(block, tile))
+    return KernelSizes(tile, block, grid)
+
+
+def format_sizes(entries: list[tuple[int, KernelSizes]]) -> str:
+    """The sizes used, in `--sizes` syntax (what `--dump-sizes` prints)."""
+    parts = []
+    for kernel, ks in entries:
+        for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid)):
+            if values:
+                parts.append(f"kernel[{kernel}] -> {kind}[{', '.join(map(str, values))}]")
+    return "{ " + "; ".join(parts) + " }"
