@@ -67,6 +67,8 @@ def _lvalue(node: c_ast.Node, kind_of, *, read_too: bool) -> list[RawAccess]:
         name, subs = _array_ref(node, kind_of)
         extra = [a for s in subs for a in _reads(s, kind_of)]
         return [RawAccess(name, subs, read_too, True, node)] + extra
+    if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+        raise CompileError.at(node.coord, "pointer operation '*' in a SCoP (use array subscripts)")
     raise CompileError.at(getattr(node, "coord", None),
                           f"unsupported assignment target ({_describe_kind(node)})")
 

@@ -81,7 +81,7 @@ def _locate(parser: c_parser.CParser, msg: str) -> str:
     if tok is None or not getattr(tok, "lineno", None):
         return msg
     detail = msg.split(": ", 1)[-1].lower()
-    return f"{parser.clex.filename}:{tok.lineno}:{getattr(tok, 'column', 1) or 1}: {detail} near '{tok.value}'"
+    return f"{parser.clex.filename}:{tok.lineno}:{getattr(tok, 'column', 1) or 1}: syntax error: {detail} near '{tok.value}'"
 
 
 def _raise(err: CompileError):
