@@ -39,7 +39,60 @@ def preprocess(path: str, include_dirs: tuple[str, ...] = (),
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise _preprocessor_error(proc.stderr, path)
-    return proc.stdout
+    return strip_system_headers(proc.stdout)
+
+
+_LINEMARKER = re.compile(r'^# \d+ "([^"]*)"((?: \d)*)\s*$')
+
+
+def strip_system_headers(text: str) -> str:
+    """Keep only the typedefs of system headers: pycparser needs their names, nothing else.
+
+    Parsing glibc's declarations is most of the front end's time, and no SCoP can use
+    them (calls are checked by name, globals of system headers are not SCoP data).
+    Line markers stay, so locations in the user's files are unchanged.
+    """
+    out: list[str] = []
+    section: list[str] = []
+    in_system = False
+    system_files: set[str] = set()  # entered as system headers (flags 1 and 3)
+    for line in text.splitlines():
+        marker = _LINEMARKER.match(line)
+        if marker:
+            if in_system:
+                out.extend(_typedefs_only("\n".join(section)))
+                section = []
+            name, flags = marker.group(1), marker.group(2).split()
+            if "1" in flags and "3" in flags:
+                system_files.add(name)
+            # a system macro expanded in user code is marked "3" but names the user's file
+            in_system = "3" in flags and name in system_files
+            out.append(line)
+        elif in_system:
+            section.append(line)
+            out.append("")  # keep line numbering of the preprocessed text
+        else:
+            out.append(line)
+    if in_system:
+        out.extend(_typedefs_only("\n".join(section)))
+    return "\n".join(out) + "\n"
+
+
+def _typedefs_only(section: str) -> list[str]:
+    """The top-level typedef declarations of a header section, on one line each."""
+    kept: list[str] = []
+    depth, start = 0, 0
+    for k, ch in enumerate(section):
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        elif ch == ";" and depth == 0:
+            statement = section[start:k + 1].strip()
+            start = k + 1
+            if statement.startswith("typedef"):
+                kept.append(" ".join(statement.split()))
+    return kept
 
 
 def _preprocessor_error(stderr: str, path: str) -> CompileError:
