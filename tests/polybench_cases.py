@@ -1,0 +1,23 @@
+"""Shared helpers: the project's PolyBench-style kernels and the verification harness."""
+from __future__ import annotations
+
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+POLYBENCH = ROOT / "polybench"
+POLYBENCH_C = POLYBENCH / "utilities" / "polybench.c"
+
+
+def kernel_source(name: str) -> Path:
+    """The .c file of one of the project's PolyBench kernels."""
+    found = [p for p in POLYBENCH.rglob(f"{name}.c") if p.parent.name == name]
+    assert len(found) == 1, f"kernel {name}: {found}"
+    return found[0]
+
+
+def kernel_config(name: str, *, dataset: str = "SMALL", ppcg_args: tuple[str, ...] = (), **extra):
+    from ppcg_py.verify.harness import VerifyConfig
+    src = kernel_source(name)
+    return VerifyConfig(source=src, include_dirs=(str(POLYBENCH / "utilities"), str(src.parent)),
+                        defines=(f"{dataset}_DATASET",), extra_c_sources=(str(POLYBENCH_C),),
+                        ppcg_args=ppcg_args, **extra)
