@@ -1,0 +1,282 @@
+"""Check the compiler end to end on one PolyBench-style C program.
+
+The original program, built with gcc, is the reference.  The compiler's CUDA
+output must pass nvcc (when installed) and, built for the CPU emulation, must
+print the same array dump under every requested fiber order: a different
+order changes the outcome only when a barrier is missing or misplaced.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for
+from .emulate import ORDERS, build_emulated, run_emulated
+from .nvcc import nvcc_available, nvcc_check
+from .tools import BuildError, preprocessor_flags, run_program, run_tool
+
+__all__ = [
+    "Compiler",
+    "StageFailure",
+    "VerifyConfig",
+    "VerifyReport",
+    "data_type_from_defines",
+    "generated_files",
+    "run_ppcg",
+    "verify",
+]
+
+CC = "gcc"
+CFLAGS = ("-O1", "-std=gnu99")
+DUMP_DEFINE = "POLYBENCH_DUMP_ARRAYS"
+# ppcg-py's PolyBench prints all digits with this (the real suite ignores it):
+# two decimals, PolyBench's default, would hide errors below 0.005.
+FULL_PRECISION_DEFINE = "POLYBENCH_DUMP_FULL_PRECISION"
+_MESSAGE_LINES = 25
+
+
+@dataclass(frozen=True)
+class VerifyConfig:
+    """One program to check and how to build, compile and run it."""
+
+    source: Path
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    extra_c_sources: tuple[str, ...] = ()
+    ppcg_args: tuple[str, ...] = ()
+    orders: tuple[str, ...] = ("forward", "reverse")
+    use_nvcc: bool | None = None  # None: when nvcc is installed
+    data_type: str = "double"
+    program_args: tuple[str, ...] = ()
+    seed: int = 1  # of the "shuffle" order
+    run_timeout: float = 300
+    compile_timeout: float = 900
+    full_precision: bool = True  # add -DPOLYBENCH_DUMP_FULL_PRECISION
+
+    @property
+    def all_defines(self) -> tuple[str, ...]:
+        """The defines plus those that make PolyBench programs dump their arrays."""
+        wanted = [DUMP_DEFINE, *([FULL_PRECISION_DEFINE] if self.full_precision else [])]
+        given = {d.split("=")[0] for d in self.defines}
+        return (*self.defines, *(w for w in wanted if w not in given))
+
+
+# Runs the compiler on cfg.source, writing into the given output dir.
+Compiler = Callable[[VerifyConfig, Path], subprocess.CompletedProcess[str]]
+
+
+@dataclass(frozen=True)
+class StageFailure:
+    stage: str
+    message: str
+
+
+@dataclass(frozen=True)
+class VerifyReport:
+    """What happened at each step; `ok` when nothing failed and every order matched."""
+
+    source: Path
+    failures: tuple[StageFailure, ...] = ()
+    mismatches: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    timings: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures and not any(self.mismatches.values())
+
+    def summary(self) -> str:
+        times = ", ".join(f"{step} {seconds:.2f} s" for step, seconds in self.timings.items())
+        if self.ok:
+            orders = ", ".join(self.mismatches) or "no order"
+            return f"PASS: {self.source.name}: {orders} match the reference ({times})"
+        lines = [f"FAIL: {self.source.name} ({times})"]
+        for failure in self.failures:
+            lines.append(f"  {failure.stage}: " + _indent(failure.message, "    ").lstrip())
+        for order, problems in self.mismatches.items():
+            if problems:
+                lines.append(f"  {order}: results differ from the reference:")
+                lines += [f"    {p}" for p in problems]
+        return "\n".join(lines)
+
+
+def _indent(text: str, prefix: str) -> str:
+    lines = text.strip().splitlines()
+    if len(lines) > _MESSAGE_LINES:
+        lines = [*lines[:_MESSAGE_LINES], f"... ({len(lines) - _MESSAGE_LINES} more lines)"]
+    return "\n".join(prefix + line for line in lines)
+
+
+def data_type_from_defines(defines: tuple[str, ...] | list[str]) -> str:
+    """PolyBench's element type as selected by -DDATA_TYPE_IS_FLOAT|DOUBLE|INT."""
+    for define in defines:
+        name = define.split("=")[0]
+        if name.startswith("DATA_TYPE_IS_"):
+            return name.removeprefix("DATA_TYPE_IS_").lower()
+    return "double"
+
+
+def generated_files(source: Path, out_dir: Path) -> tuple[Path, Path]:
+    """The host and kernel files the compiler writes for `source` (the header is beside them)."""
+    return out_dir / f"{source.stem}_host.cu", out_dir / f"{source.stem}_kernel.cu"
+
+
+def run_ppcg(cfg: VerifyConfig, out_dir: Path) -> subprocess.CompletedProcess[str]:
+    """The default compiler: this package's command line, in a subprocess."""
+    command = [
+        sys.executable,
+        "-m",
+        "ppcg_py",
+        *cfg.ppcg_args,
+        *preprocessor_flags(cfg.include_dirs, cfg.all_defines),
+        "--output-dir",
+        str(out_dir),
+        str(cfg.source),
+    ]
+    try:
+        return subprocess.run(
+            command, capture_output=True, text=True, timeout=cfg.compile_timeout, check=False
+        )
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(
+            command, 124, "", f"timed out after {cfg.compile_timeout:g} s"
+        )
+
+
+class _Steps:
+    """Collects timings and failures while verify() runs."""
+
+    def __init__(self, progress: Callable[[str], None] | None) -> None:
+        self.failures: list[StageFailure] = []
+        self.timings: dict[str, float] = {}
+        self.progress = progress
+
+    @contextmanager
+    def step(self, name: str) -> Iterator[None]:
+        if self.progress:
+            self.progress(f"{name} ...")
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.timings[name] = time.perf_counter() - start
+
+    def fail(self, stage: str, message: str) -> None:
+        self.failures.append(StageFailure(stage, message))
+        if self.progress:
+            self.progress(f"{stage} failed")
+
+
+def _dump_of(steps: _Steps, stage: str, proc: subprocess.CompletedProcess[str]) -> Dump | None:
+    """The program's array dump, or None after recording why there is none."""
+    if proc.returncode != 0:
+        output = (proc.stdout + proc.stderr).strip()
+        steps.fail(stage, f"exit status {proc.returncode}\n{output[-3000:]}")
+        return None
+    try:
+        return parse_dump(proc.stderr)
+    except DumpError as exc:
+        steps.fail(stage, f"{exc} (is {DUMP_DEFINE} honoured?)")
+        return None
+
+
+def verify(
+    cfg: VerifyConfig,
+    workdir: Path,
+    *,
+    compiler: Compiler = run_ppcg,
+    progress: Callable[[str], None] | None = None,
+) -> VerifyReport:
+    """Build and run the reference and the compiled program; compare their dumps.
+
+    Everything is written under `workdir`: reference, generated/ (the compiler's
+    output), emulated-src/ (sources as g++ sees them), emulated, and the stderr
+    of every run as *.stderr.
+    """
+    rtol, atol = tolerance_for(cfg.data_type)
+    if bad := [order for order in cfg.orders if order not in ORDERS]:
+        raise ValueError(f"unknown fiber orders {bad}; expected some of {ORDERS}")
+    workdir = Path(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    steps = _Steps(progress)
+    mismatches: dict[str, tuple[str, ...]] = {}
+
+    def report() -> VerifyReport:
+        return VerifyReport(cfg.source, tuple(steps.failures), mismatches, steps.timings)
+
+    flags = preprocessor_flags(cfg.include_dirs, cfg.all_defines)
+    reference = workdir / "reference"
+    try:
+        with steps.step("reference build"):
+            run_tool(
+                [CC, *CFLAGS, *flags, cfg.source, *cfg.extra_c_sources, "-o", reference, "-lm"],
+                timeout=cfg.compile_timeout,
+            )
+    except BuildError as exc:
+        steps.fail("reference build", exc.stderr)
+        return report()
+    with steps.step("reference run"):
+        proc = run_program([reference, *cfg.program_args], timeout=cfg.run_timeout)
+    (workdir / "reference.stderr").write_text(proc.stderr)
+    expected = _dump_of(steps, "reference run", proc)
+    if expected is None:
+        return report()
+
+    out_dir = workdir / "generated"
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir()
+    with steps.step("ppcg"):
+        proc = compiler(cfg, out_dir)
+    if proc.returncode != 0:
+        steps.fail("ppcg", f"exit status {proc.returncode}\n{proc.stderr.strip()}")
+        return report()
+    host, kernel = generated_files(cfg.source, out_dir)
+    if not host.exists():
+        steps.fail("ppcg", f"exited 0 but wrote no {host.name}")
+        return report()
+    cu_files = [host, kernel] if kernel.exists() else [host]
+
+    if cfg.use_nvcc or (cfg.use_nvcc is None and nvcc_available()):
+        try:
+            with steps.step("nvcc"):
+                nvcc_check(
+                    cu_files,
+                    include_dirs=cfg.include_dirs,
+                    defines=cfg.all_defines,
+                    device_only=[kernel],
+                )
+        except BuildError as exc:
+            steps.fail("nvcc", exc.stderr)
+
+    emulated = workdir / "emulated"
+    try:
+        with steps.step("emulated build"):
+            build_emulated(
+                cu_files,
+                emulated,
+                c_sources=cfg.extra_c_sources,
+                include_dirs=cfg.include_dirs,
+                defines=cfg.all_defines,
+                source_dir=workdir / "emulated-src",
+                timeout=cfg.compile_timeout,
+            )
+    except BuildError as exc:
+        steps.fail("emulated build", exc.stderr)
+        return report()
+
+    for order in cfg.orders:
+        with steps.step(f"run {order}"):
+            proc = run_emulated(
+                emulated, order, cfg.program_args, seed=cfg.seed, timeout=cfg.run_timeout
+            )
+        (workdir / f"{order}.stderr").write_text(proc.stderr)
+        actual = _dump_of(steps, f"run {order}", proc)
+        if actual is not None:
+            mismatches[order] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
+    return report()

@@ -1,0 +1,17 @@
+#include "reduce_kernel.hu"
+__global__ void kernel0(double *in, double *out)
+{
+    int b0 = blockIdx.x;
+    int t0 = threadIdx.x;
+    __shared__ double shared_sum[256];
+
+    shared_sum[t0] = in[256 * b0 + t0];
+    __syncthreads();
+    for (int s = 128; s > 0; s /= 2) {
+      if (t0 < s)
+        shared_sum[t0] += shared_sum[t0 + s];
+      __syncthreads();
+    }
+    if (t0 == 0)
+      out[b0] = shared_sum[0];
+}
