@@ -1,0 +1,87 @@
+/*
+ * jacobi-1d.h: dataset sizes and data type of the jacobi-1d kernel
+ * (ppcg-py's own implementation of PolyBench/C 4.2.1).
+ */
+#ifndef POLYBENCH_JACOBI_1D_H
+# define POLYBENCH_JACOBI_1D_H
+
+/* Default to LARGE_DATASET. */
+# if !defined(MINI_DATASET) && !defined(SMALL_DATASET) && !defined(MEDIUM_DATASET) \
+     && !defined(LARGE_DATASET) && !defined(EXTRALARGE_DATASET)
+#  define LARGE_DATASET
+# endif
+
+/* Sizes may also be given directly, e.g. -DTSTEPS=20 -DN=30. */
+# if !defined(TSTEPS) && !defined(N)
+
+#  ifdef MINI_DATASET
+#   define TSTEPS 20
+#   define N 30
+#  endif
+
+#  ifdef SMALL_DATASET
+#   define TSTEPS 40
+#   define N 120
+#  endif
+
+#  ifdef MEDIUM_DATASET
+#   define TSTEPS 100
+#   define N 400
+#  endif
+
+#  ifdef LARGE_DATASET
+#   define TSTEPS 500
+#   define N 2000
+#  endif
+
+#  ifdef EXTRALARGE_DATASET
+#   define TSTEPS 1000
+#   define N 4000
+#  endif
+
+# endif /* !(TSTEPS && N) */
+
+# define _PB_TSTEPS POLYBENCH_LOOP_BOUND(TSTEPS,tsteps)
+# define _PB_N POLYBENCH_LOOP_BOUND(N,n)
+
+/* Default data type: double. */
+# if !defined(DATA_TYPE_IS_INT) && !defined(DATA_TYPE_IS_FLOAT) && !defined(DATA_TYPE_IS_DOUBLE)
+#  define DATA_TYPE_IS_DOUBLE
+# endif
+
+# ifdef DATA_TYPE_IS_INT
+#  define DATA_TYPE int
+#  define DATA_PRINTF_MODIFIER "%d "
+#  define SCALAR_VAL(x) x
+#  define SQRT_FUN(x) sqrt(x)
+#  define EXP_FUN(x) exp(x)
+#  define POW_FUN(x,y) pow(x,y)
+# endif
+
+# ifdef DATA_TYPE_IS_FLOAT
+#  define DATA_TYPE float
+#  ifdef POLYBENCH_DUMP_FULL_PRECISION
+#   define DATA_PRINTF_MODIFIER "%0.9g "
+#  else
+#   define DATA_PRINTF_MODIFIER "%0.2f "
+#  endif
+#  define SCALAR_VAL(x) x##f
+#  define SQRT_FUN(x) sqrtf(x)
+#  define EXP_FUN(x) expf(x)
+#  define POW_FUN(x,y) powf(x,y)
+# endif
+
+# ifdef DATA_TYPE_IS_DOUBLE
+#  define DATA_TYPE double
+#  ifdef POLYBENCH_DUMP_FULL_PRECISION
+#   define DATA_PRINTF_MODIFIER "%0.17g "
+#  else
+#   define DATA_PRINTF_MODIFIER "%0.2lf "
+#  endif
+#  define SCALAR_VAL(x) x
+#  define SQRT_FUN(x) sqrt(x)
+#  define EXP_FUN(x) exp(x)
+#  define POW_FUN(x,y) pow(x,y)
+# endif
+
+#endif /* !POLYBENCH_JACOBI_1D_H */
