@@ -51,3 +51,10 @@ class CallbackGuard:
         if self.error is not None:
             err, self.error = self.error, None
             raise err
+
+
+def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
+    """The sets of a union set (islpy's lists are not iterable)."""
+    result: list[isl.Set] = []
+    uset.foreach_set(result.append)
+    return result

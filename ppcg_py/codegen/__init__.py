@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import islpy as isl
 import jinja2
 
+from ..isl_context import sets_of
 from ..memory import MemoryPlan
 from ..schedule import Kernel, ScheduledScop
 from .ast_gen import Launch, ScopAst, array_extents, build_ast
@@ -143,9 +144,7 @@ def _launch_lines(launch: Launch, args: list[_Argument], device_prefix: str, at:
 
 
 def _statement_names(domain: isl.UnionSet) -> set[str]:
-    names: set[str] = set()
-    domain.foreach_set(lambda s: names.add(s.get_tuple_name()))
-    return names
+    return {s.get_tuple_name() for s in sets_of(domain)}
 
 
 def _identifiers(node) -> set[str]:

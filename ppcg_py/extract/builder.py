@@ -13,6 +13,7 @@ import islpy as isl
 from pycparser import c_ast, c_generator
 
 from ..diagnostics import CompileError
+from ..isl_context import sets_of
 from .accesses import RawAccess, statement_accesses
 from .affine import AffineSpace
 from .c_types import TypeError_, VarType, resolve
@@ -321,7 +322,7 @@ def _bounded(domain: isl.Set, depth: int) -> bool:
 def _loop_schedule(domain: isl.UnionSet, depth: int, sign: int) -> isl.MultiUnionPwAff:
     """The partial schedule of a loop: its iterator (negated when it counts down)."""
     upa = None
-    for s in _sets(domain):
+    for s in sets_of(domain):
         ls = isl.LocalSpace.from_space(s.get_space())
         pa = isl.PwAff.var_on_domain(ls, isl.dim_type.set, depth).intersect_domain(s)
         if sign < 0:
@@ -329,12 +330,6 @@ def _loop_schedule(domain: isl.UnionSet, depth: int, sign: int) -> isl.MultiUnio
         part = pa.to_union_pw_aff()
         upa = part if upa is None else upa.union_add(part)
     return isl.MultiUnionPwAff.from_union_pw_aff(upa)
-
-
-def _sets(uset: isl.UnionSet) -> list[isl.Set]:
-    result: list[isl.Set] = []
-    uset.foreach_set(result.append)
-    return result
 
 
 def _scan(node: c_ast.Node, iterators: set, written: set, used: list) -> None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from ..isl_context import sets_of
 from ..extract.model import Array, Scop
 
 
@@ -69,13 +70,7 @@ def _touches(accesses: isl.UnionMap, name: str) -> bool:
 def _elements(accesses: isl.UnionMap, name: str) -> isl.Set | None:
     """The elements of array `name` in the range of `accesses`."""
     result = None
-    for s in _sets(accesses.range()):
+    for s in sets_of(accesses.range()):
         if s.get_tuple_name() == name:
             result = s if result is None else result.union(s)
     return result
-
-
-def _sets(uset: isl.UnionSet) -> list[isl.Set]:
-    out: list[isl.Set] = []
-    uset.foreach_set(out.append)
-    return out
