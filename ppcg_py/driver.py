@@ -12,7 +12,7 @@ from .codegen import GeneratedFiles, generate
 from .diagnostics import CompileError
 from .extract import extract_scops
 from .isl_context import new_context
-from .memory import plan_transfers
+from .memory import plan_memory
 from .options import Options
 from .schedule import schedule_scop
 from .schedule.sizes import format_sizes
@@ -39,7 +39,7 @@ def compile_source(path: str, options: Options) -> GeneratedFiles:
         scheduled.append(result)
     _dump(options, "sizes", lambda: format_sizes([(k.index, k.sizes) for s in scheduled for k in s.kernels]))
     with _stage("memory", options):
-        plans = [(s, plan_transfers(s.scop, s.dependences.live_in)) for s in scheduled]
+        plans = [(s, plan_memory(s, options)) for s in scheduled]
     if options.verbose:
         _report(plans)
     with _stage("codegen", options):
@@ -99,12 +99,18 @@ def _describe_scop(scop) -> str:
 
 
 def _report(plans) -> None:
+    """What was mapped where: per kernel, its mapping and each reference group's memory."""
     for scheduled, memory in plans:
-        for kernel in scheduled.kernels:
+        for kernel, kmem in zip(scheduled.kernels, memory.kernels):
             ks = kernel.sizes
             mapping = (f"tile {list(ks.tile)}, blocks {list(kernel.block_ids)} grid {list(ks.grid)}, "
                        f"threads {list(kernel.thread_ids)} block {list(ks.block)}") if ks.tile else "single thread"
-            print(f"ppcg-py: {kernel.name} ({scheduled.scop.function}): {mapping}", file=sys.stderr)
+            print(f"ppcg-py: {kernel.name} ({scheduled.scop.function}): {mapping}; "
+                  f"shared memory {kmem.shared_bytes} bytes", file=sys.stderr)
+            for g in kmem.groups:
+                where = g.placement if g.placement == "global" else \
+                    f"{g.placement} {g.name}{''.join(f'[{e}]' for e in g.shape)} at depth {g.level}"
+                print(f"ppcg-py:   {kernel.name} group {g.array}: {where} ({g.reason})", file=sys.stderr)
         for dev in memory.arrays:
-            print(f"ppcg-py:   {dev.array.name}: global memory, copy in: {dev.copy_in}, "
-                  f"copy out: {dev.copy_out}", file=sys.stderr)
+            print(f"ppcg-py:   {dev.array.name}: copy in {'yes' if dev.copy_in else 'no'}, "
+                  f"copy out {'yes' if dev.copy_out else 'no'}", file=sys.stderr)

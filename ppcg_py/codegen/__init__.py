@@ -9,10 +9,11 @@ import islpy as isl
 import jinja2
 
 from ..isl_context import sets_of
-from ..memory import MemoryPlan
+from ..memory import DeviceArray, MemoryPlan
 from ..schedule import Kernel, ScheduledScop
-from .ast_gen import Launch, ScopAst, array_extents, build_ast
-from .expr import c_expr
+from .ast_gen import Launch, array_extents, build_ast
+from .kernel_ast import KernelBody
+from .expr import c_expr, param_expr
 from .printer import AstPrinter
 
 _ENV = jinja2.Environment(loader=jinja2.PackageLoader("ppcg_py.codegen", "templates"),
@@ -70,31 +71,80 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, lines: list[str]):
     indent = re.match(r"\s*", lines[scop.start_line - 1]).group(0)
     ast = build_ast(scheduled, memory)
     extents = array_extents(scheduled)
-    devices = [_device_view(dev, extents[dev.array.name], scheduled.names.device) for dev in memory.arrays]
+    nonempty = scop.domain.params().intersect(scop.context).coalesce()
+    devices = [_device_view(dev, extents[dev.array.name], scheduled.names.device, nonempty)
+               for dev in memory.arrays]
     kernels: list[_KernelText] = []
 
-    def on_mark(name: str, body: isl.AstNode, at: str) -> list[str]:
-        launch = ast.launches[name]
+    printed: set[str] = set()
+
+    def on_mark(name: str, _body: isl.AstNode, at: str) -> list[str]:
+        launch = ast.launches[name].pop(0)
         args = _kernel_arguments(scheduled, memory, launch)
-        kernels.append(_kernel_text(launch, args, ast, body))
+        if name not in printed:  # isl may place one kernel at several points of the host code
+            printed.add(name)
+            kernel_memory = memory.kernels[[k.name for k in scheduled.kernels].index(name)]
+            body = KernelBody(scop, launch.kernel, kernel_memory, extents, scheduled.names.iterator).lines()
+            kernels.append(_kernel_text(launch, args, body))
         return _launch_lines(launch, args, scheduled.names.device, at)
 
-    body = AstPrinter(ast.statements, on_mark).lines(ast.root, indent + "    ")
-    guard_expr = isl.AstBuild.from_context(scop.context).expr_from_set(
-        scop.domain.params().intersect(scop.context).coalesce())
+    body = AstPrinter({}, on_mark).lines(ast.root, indent + "    ")
+    guard_expr = isl.AstBuild.from_context(scop.context).expr_from_set(nonempty)
     host = _ENV.get_template("host_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
         devices=devices, body=body, guard=c_expr(guard_expr))
     return host.rstrip("\n").split("\n"), kernels
 
 
-def _device_view(dev, extents: list[str], prefix: str) -> dict:
+def _device_view(dev: DeviceArray, extents: list[str], prefix: str, context: isl.Set) -> dict:
     arr = dev.array
     size = " * ".join(f"({e})" for e in extents) if extents else "1"
     return {"type": arr.element_type, "device": prefix + arr.name,
-            "host": arr.name if not arr.is_scalar else f"&{arr.name}",
             "bytes": f"({size}) * sizeof({arr.element_type})",
-            "copy_in": dev.copy_in, "copy_out": dev.copy_out}
+            "copy_in": _transfer(dev, dev.in_box, extents, prefix, context, to_device=True),
+            "copy_out": _transfer(dev, dev.out_box, extents, prefix, context, to_device=False)}
+
+
+def _transfer(dev: DeviceArray, box, extents: list[str], prefix: str, context: isl.Set,
+              *, to_device: bool) -> list[str]:
+    """The copy of one box of an array (nothing when it does not cross that way).
+
+    One dimension: a contiguous range; more: a cudaMemcpy2D rectangle over the two
+    outer dimensions, inner dimensions whole. Guarded by where the box exists.
+    """
+    if not (dev.copy_in if to_device else dev.copy_out):
+        return []
+    arr = dev.array
+    t, device, host = arr.element_type, prefix + arr.name, f"(({arr.element_type} *) {arr.name})"
+    kind = "cudaMemcpyHostToDevice" if to_device else "cudaMemcpyDeviceToHost"
+    if arr.is_scalar:
+        src, dst = (f"&{arr.name}", device) if to_device else (device, f"&{arr.name}")
+        return [f"cudaCheckReturn(cudaMemcpy({dst}, {src}, sizeof({t}), {kind}));"]
+    (lo0, hi0), *rest = [(param_expr(lo, context), param_expr(hi, context)) for lo, hi in box]
+    inner = " * ".join(f"({e})" for e in extents[2:]) or "1"
+    if not rest:
+        offset, count = f"({lo0})", f"(({hi0}) - ({lo0}) + 1)"
+        src, dst = (f"{host} + {offset}", f"{device} + {offset}")
+        if not to_device:
+            src, dst = dst, src
+        call = f"cudaMemcpy({dst}, {src}, {count} * sizeof({t}), {kind})"
+    else:
+        lo1, hi1 = rest[0]
+        row = f"({extents[1]}) * {inner}"
+        offset = f"({lo0}) * {row} + ({lo1}) * {inner}"
+        src, dst = (f"{host} + {offset}", f"{device} + {offset}")
+        if not to_device:
+            src, dst = dst, src
+        pitch = f"{row} * sizeof({t})"
+        call = (f"cudaMemcpy2D({dst}, {pitch}, {src}, {pitch}, (({hi1}) - ({lo1}) + 1) * {inner} * sizeof({t}), "
+                f"({hi0}) - ({lo0}) + 1, {kind})")
+    where = box[0][0].domain().intersect(box[-1][1].domain()).gist(context.align_params(box[0][0].get_space())
+                                                                   .params())
+    line = f"cudaCheckReturn({call});"
+    if where.is_universe() if hasattr(where, "is_universe") else False:
+        return [line]
+    condition = c_expr(isl.AstBuild.from_context(context).expr_from_set(where.align_params(context.get_space())))
+    return [line] if condition == "1" else [f"if ({condition})", f"  {line}"]
 
 
 @dataclass(frozen=True)
@@ -114,11 +164,12 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
             for dev in memory.arrays if dev.array.name in used_arrays]
     args += [_Argument(f"{t} {p}", p, False) for p, t in zip(scop.parameters, scop.parameter_types)]
     args += [_Argument(f"{t} {n}", n, False) for n, t in scop.scalars_read_only if n in used_ids]
-    args += [_Argument(f"int {c}", c, False) for c in scheduled.names.iterators(launch.host_depth)]
+    args += [_Argument(f"int {c}", value, False)
+             for c, value in zip(scheduled.names.iterators(launch.host_depth), launch.host_values)]
     return args
 
 
-def _kernel_text(launch: Launch, args: list[_Argument], ast: ScopAst, body: isl.AstNode) -> _KernelText:
+def _kernel_text(launch: Launch, args: list[_Argument], body: list[str]) -> _KernelText:
     kernel = launch.kernel
     id_lines = []
     axes = ["x", "y", "z"]
@@ -129,7 +180,7 @@ def _kernel_text(launch: Launch, args: list[_Argument], ast: ScopAst, body: isl.
         pairs = [f"{t} = threadIdx.{axes[len(kernel.thread_ids) - 1 - k]}" for k, t in enumerate(kernel.thread_ids)]
         id_lines.append("int " + ", ".join(pairs) + ";")
     parameters = ", ".join(a.declaration for a in args) or "void"
-    return _KernelText(kernel.name, parameters, id_lines, AstPrinter(ast.statements).lines(body, "  "))
+    return _KernelText(kernel.name, parameters, id_lines, body)
 
 
 def _launch_lines(launch: Launch, args: list[_Argument], device_prefix: str, at: str) -> list[str]:

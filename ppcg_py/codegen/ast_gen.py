@@ -14,8 +14,7 @@ import islpy as isl
 from ..isl_context import CallbackGuard
 from ..memory import MemoryPlan
 from ..schedule import Kernel, ScheduledScop
-from .expr import c_expr
-from .statements import linearized, print_statement
+from .expr import c_expr, param_expr
 
 
 @dataclass(frozen=True)
@@ -23,60 +22,41 @@ class Launch:
     kernel: Kernel
     host_depth: int               # number of host loops around the launch
     grid: tuple[str, ...]         # blocks per mapped dimension (C), outermost first
+    host_values: tuple[str, ...]  # value of each host loop dimension here (C)
 
 
 @dataclass
 class ScopAst:
     root: isl.AstNode
-    statements: dict[str, str] = field(default_factory=dict)   # annotation -> C text
-    launches: dict[str, Launch] = field(default_factory=dict)  # kernel name -> launch
+    # kernel name -> its launches, in the order isl generated (and we print) them
+    launches: dict[str, list[Launch]] = field(default_factory=dict)
 
 
 def array_extents(scheduled: ScheduledScop) -> dict[str, list[str]]:
     """The extents of every array as C expressions in the parameters."""
     scop = scheduled.scop
-    build = isl.AstBuild.from_context(scop.context)
-    return {arr.name: [c_expr(build.expr_from_pw_aff(e.intersect_params(scop.context).coalesce()))
-                       for e in arr.extents] for arr in scop.arrays}
+    return {arr.name: [param_expr(e, scop.context) for e in arr.extents] for arr in scop.arrays}
 
 
 def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:
+    """The host AST: host loops around `kernelN` marks, whose launches it sizes."""
     scop = scheduled.scop
-    ctx = scop.ctx
-    extents = array_extents(scheduled)
-    statements = {s.name: s for s in scop.statements}
     kernels = {k.name: k for k in scheduled.kernels}
     result = ScopAst(root=None)  # type: ignore[arg-type]
     guard = CallbackGuard()
 
-    def at_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
-        schedule = isl.Map.from_union_map(build.get_schedule())
-        stmt = statements[schedule.get_tuple_name(isl.dim_type.in_)]
-        to_instance = isl.PwMultiAff.from_map(schedule.reverse())
-        iterators = {name: c_expr(build.expr_from_pw_aff(to_instance.get_pw_aff(k)))
-                     for k, name in enumerate(stmt.iterators)}
-        references = {}
-        for acc in stmt.accesses:
-            index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(to_instance)
-            subs = [c_expr(build.expr_from_pw_aff(index.get_pw_aff(k)))
-                    for k in range(index.dim(isl.dim_type.out))]
-            references[id(acc.ref)] = linearized(acc.array, subs, extents[acc.array])
-        key = f"stmt{len(result.statements)}"
-        result.statements[key] = print_statement(stmt.body, references, iterators)
-        return node.set_annotation(isl.Id(key, context=ctx))
-
     def before_mark(mark: isl.Id, build: isl.AstBuild) -> None:
         kernel = kernels[mark.get_name()]
-        depth = build.get_schedule_space().dim(isl.dim_type.set)
-        result.launches[kernel.name] = Launch(kernel, depth, _grid(kernel, build))
+        values = _host_values(kernel, build)
+        result.launches.setdefault(kernel.name, []).append(
+            Launch(kernel, kernel.host_depth, _grid(kernel, build), values))
 
     build = isl.AstBuild.from_context(scop.context)
-    build = build.set_iterators(_iterator_ids(ctx, scheduled.names.iterators(64)))
-    build, h1 = build.set_at_each_domain(guard.wrap(at_domain, lambda node, _b: node))
-    build, h2 = build.set_before_each_mark(guard.wrap(before_mark, lambda _m, _b: None))
+    build = build.set_iterators(_iterator_ids(scop.ctx, scheduled.names.iterators(64)))
+    build, handle = build.set_before_each_mark(guard.wrap(before_mark, lambda _m, _b: None))
     root = build.node_from_schedule(scheduled.final_schedule)
     guard.reraise()
-    del h1, h2
+    del handle
     result.root = root
     return result
 
@@ -86,6 +66,32 @@ def _iterator_ids(ctx: isl.Context, names: list[str]) -> isl.IdList:
     for name in names:
         ids = ids.add(isl.Id(name, context=ctx))
     return ids
+
+
+def _host_values(kernel: Kernel, build: isl.AstBuild) -> tuple[str, ...]:
+    """The host loop values at a launch, from the instances under the mark.
+
+    isl may fold a host loop away where it has a single value (then the build has
+    fewer dimensions than the kernel has host loops): the values still follow from
+    the instances the launch runs.
+    """
+    if kernel.host_depth == 0:
+        return ()
+    outer = kernel.outer_schedule
+    host = None
+    for m in _maps(outer):
+        part = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, kernel.host_depth,
+                                                   m.dim(isl.dim_type.out) - kernel.host_depth))
+        host = part if host is None else host.union(part)
+    here = build.get_schedule().intersect_domain(kernel.domain).reverse().apply_range(host)
+    values = isl.PwMultiAff.from_map(isl.Map.from_union_map(here))
+    return tuple(c_expr(build.expr_from_pw_aff(values.get_pw_aff(k))) for k in range(kernel.host_depth))
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    found: list[isl.Map] = []
+    umap.foreach_map(found.append)
+    return found
 
 
 def _grid(kernel: Kernel, build: isl.AstBuild) -> tuple[str, ...]:

@@ -44,3 +44,12 @@ def c_expr(expr: isl.AstExpr) -> str:
     if op == OP.address_of:
         return f"(&{args[0]})"
     raise ValueError(f"unsupported isl AST operation {op}")
+
+
+def param_expr(pa: isl.PwAff, context: isl.Set) -> str:
+    """C text of an expression of the parameters only, simplified under `context`."""
+    context = context.align_params(pa.get_space()).params()
+    pa = pa.align_params(context.get_space())
+    if not pa.get_domain_space().is_params():
+        pa = pa.project_domain_on_params()
+    return c_expr(isl.AstBuild.from_context(context).expr_from_pw_aff(pa.gist_params(context).coalesce()))

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ..diagnostics import CompileError
+from .affine import AFFINE_CALLS
 
 PURE_FUNCTIONS = frozenset({
     "sqrt", "sqrtf", "exp", "expf", "pow", "powf", "fabs", "fabsf", "abs",
@@ -65,7 +66,7 @@ def _lvalue(node: c_ast.Node, kind_of, *, read_too: bool) -> list[RawAccess]:
         raise CompileError.at(node.coord, f"assignment to '{node.name}', which is not a SCoP variable")
     if isinstance(node, c_ast.ArrayRef):
         name, subs = _array_ref(node, kind_of)
-        extra = [a for s in subs for a in _reads(s, kind_of)]
+        extra = [a for s in subs for a in _reads(s, kind_of, subscript=True)]
         return [RawAccess(name, subs, read_too, True, node)] + extra
     if isinstance(node, c_ast.UnaryOp) and node.op == "*":
         raise CompileError.at(node.coord, "pointer operation '*' in a SCoP (use array subscripts)")
@@ -73,7 +74,9 @@ def _lvalue(node: c_ast.Node, kind_of, *, read_too: bool) -> list[RawAccess]:
                           f"unsupported assignment target ({_describe_kind(node)})")
 
 
-def _reads(node: c_ast.Node | None, kind_of) -> list[RawAccess]:
+def _reads(node: c_ast.Node | None, kind_of, *, subscript: bool = False) -> list[RawAccess]:
+    """The references read by an expression. In a subscript (`subscript=True`),
+    min/max/floord/ceild are allowed too: the subscript is reprinted from isl."""
     if node is None or isinstance(node, c_ast.Constant):
         return []
     if isinstance(node, c_ast.ID):
@@ -88,14 +91,15 @@ def _reads(node: c_ast.Node | None, kind_of) -> list[RawAccess]:
         return []
     if isinstance(node, c_ast.ArrayRef):
         name, subs = _array_ref(node, kind_of)
-        return [RawAccess(name, subs, True, False, node)] + [a for s in subs for a in _reads(s, kind_of)]
+        return [RawAccess(name, subs, True, False, node)] + [a for s in subs
+                                                              for a in _reads(s, kind_of, subscript=True)]
     if isinstance(node, c_ast.FuncCall):
         name = _callee(node)
-        if name not in PURE_FUNCTIONS:
+        if name not in PURE_FUNCTIONS and not (subscript and name in AFFINE_CALLS):
             raise CompileError.at(node.coord, f"call to '{name}', which may have side effects "
                                   "(only pure math functions are allowed in a SCoP)")
         args = node.args.exprs if node.args else []
-        return [a for arg in args for a in _reads(arg, kind_of)]
+        return [a for arg in args for a in _reads(arg, kind_of, subscript=subscript)]
     if isinstance(node, c_ast.UnaryOp):
         if node.op in ("&", "*"):
             raise CompileError.at(node.coord, f"pointer operation '{node.op}' in a SCoP")
@@ -103,13 +107,14 @@ def _reads(node: c_ast.Node | None, kind_of) -> list[RawAccess]:
             raise CompileError.at(node.coord, "increment inside an expression (side effect)")
         if node.op == "sizeof":
             return []
-        return _reads(node.expr, kind_of)
+        return _reads(node.expr, kind_of, subscript=subscript)
     if isinstance(node, c_ast.BinaryOp):
-        return _reads(node.left, kind_of) + _reads(node.right, kind_of)
+        return _reads(node.left, kind_of, subscript=subscript) + _reads(node.right, kind_of, subscript=subscript)
     if isinstance(node, c_ast.TernaryOp):
-        return _reads(node.cond, kind_of) + _reads(node.iftrue, kind_of) + _reads(node.iffalse, kind_of)
+        return [a for part in (node.cond, node.iftrue, node.iffalse)
+                for a in _reads(part, kind_of, subscript=subscript)]
     if isinstance(node, c_ast.Cast):
-        return _reads(node.expr, kind_of)
+        return _reads(node.expr, kind_of, subscript=subscript)
     if isinstance(node, c_ast.Assignment):
         raise CompileError.at(node.coord, "assignment inside an expression (side effect)")
     raise CompileError.at(getattr(node, "coord", None),

@@ -14,6 +14,9 @@ from pycparser import c_ast
 from ..diagnostics import CompileError
 
 MIN_MAX_CALLS = {"min", "max", "MIN", "MAX", "fmin", "fmax"}
+# floord(a, b) / ceild(a, b): PPCG's and CLooG's helpers, with a positive constant b.
+ROUNDED_DIVISIONS = {"floord", "ceild"}
+AFFINE_CALLS = frozenset(MIN_MAX_CALLS | ROUNDED_DIVISIONS)
 
 
 class AffineSpace:
@@ -41,6 +44,10 @@ class AffineSpace:
         kind, pos = self._where[name]
         return isl.PwAff.var_on_domain(self._ls, kind, pos)
 
+    def dim(self, k: int) -> isl.PwAff:
+        """The k-th iterator dimension (by position: names may repeat)."""
+        return isl.PwAff.var_on_domain(self._ls, isl.dim_type.set, k)
+
     def knows(self, name: str) -> bool:
         return name in self._where
 
@@ -65,12 +72,20 @@ class AffineSpace:
             cond = self.condition(node.cond, what)
             a, b = self.expr(node.iftrue, what), self.expr(node.iffalse, what)
             return a.intersect_domain(cond).union_add(b.intersect_domain(cond.complement()))
-        if isinstance(node, c_ast.FuncCall) and _call_name(node) in MIN_MAX_CALLS:
+        if isinstance(node, c_ast.FuncCall) and _call_name(node) in AFFINE_CALLS:
             args = node.args.exprs if node.args else []
             if len(args) == 2:
                 a, b = self.expr(args[0], what), self.expr(args[1], what)
+                if _call_name(node) in ROUNDED_DIVISIONS:
+                    return self._rounded_division(node, a, b, what)
                 return a.min(b) if _call_name(node).lower().endswith("min") else a.max(b)
         raise self._non_affine(node, what)
+
+    def _rounded_division(self, node: c_ast.FuncCall, a: isl.PwAff, b: isl.PwAff, what: str) -> isl.PwAff:
+        if not b.is_cst() or _constant_value(b) <= 0:
+            raise self._non_affine(node, what, f"{_call_name(node)} needs a positive constant divisor")
+        quotient = a.scale_down_val(isl.Val.int_from_si(self.ctx, _constant_value(b)))
+        return quotient.floor() if _call_name(node) == "floord" else quotient.ceil()
 
     def _binary(self, node: c_ast.BinaryOp, what: str) -> isl.PwAff:
         op = node.op

@@ -16,8 +16,11 @@ from ..diagnostics import CompileError
 from ..isl_context import sets_of
 from .accesses import RawAccess, statement_accesses
 from .affine import AffineSpace
+from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve
+from .locals import expand, unshifted_access
 from .model import Access, Array, Scop, Statement
+from .normalize import normalize
 from .regions import Region
 
 _GEN = c_generator.CGenerator()
@@ -48,6 +51,13 @@ class ScopBuilder:
         self.types: dict[str, VarType] = {}
         self.statements: list[Statement] = []
         self._extra_params: list[str] = []
+        iterators: set[str] = set()
+        for item in region.items:
+            _scan(item, iterators, set(), [])
+        normal = normalize(region.items, set(region.symbols) | iterators)
+        self.items, self.locals = normal.items, normal.locals
+        for name, local in self.locals.items():
+            self.types[name] = self._resolve(name, local.decl)
         self.kinds = self._classify()
         self.params = tuple(n for n in self._first_use_order() if self.kinds.get(n) == "param")
         self.context = self._context(context, assume_nonneg)
@@ -59,16 +69,19 @@ class ScopBuilder:
         decl = self.region.symbols.get(name)
         if decl is None:
             return None
-        try:
-            vt = resolve(decl.type, self.typedefs)
-        except TypeError_ as exc:
-            raise CompileError.at(coord, f"'{name}' has an unsupported type ({exc})") from None
+        vt = self._resolve(name, decl, coord)
         self.types[name] = vt
         return vt
 
+    def _resolve(self, name: str, decl: c_ast.Decl, coord=None) -> VarType:
+        try:
+            return resolve(decl.type, self.typedefs)
+        except TypeError_ as exc:
+            raise CompileError.at(coord or decl.coord, f"'{name}' has an unsupported type ({exc})") from None
+
     def _classify(self) -> dict[str, str]:
         iterators, written, used = set(), set(), []
-        for item in self.region.items:
+        for item in self.items:
             _scan(item, iterators, written, used)
         kinds: dict[str, str] = {}
         for name, coord in used:
@@ -83,7 +96,7 @@ class ScopBuilder:
             if vt.is_array:
                 kinds[name] = "array"
                 self._extent_names(vt, kinds)
-            elif name in written:
+            elif name in written or name in self.locals:
                 kinds[name] = "cell"
             elif vt.is_integer:
                 kinds[name] = "param"
@@ -103,7 +116,7 @@ class ScopBuilder:
 
     def _first_use_order(self) -> list[str]:
         seen: list[str] = []
-        for item in self.region.items:
+        for item in self.items:
             for node in _ids(item):
                 if node.name not in seen:
                     seen.append(node.name)
@@ -122,7 +135,8 @@ class ScopBuilder:
                 raise CompileError(f"--ctx: cannot parse '{text}' as an isl set") from None
             if extra.dim(isl.dim_type.set) != 0:
                 raise CompileError(f"--ctx: '{text}' must constrain parameters only, e.g. '[n] -> {{ : n >= 32 }}'")
-            context = context.intersect_params(extra.params().align_params(context.get_space()))
+            extra = _only_params(extra.params(), self.params)
+            context = context.intersect_params(extra.align_params(context.get_space()))
         return context
 
     def kind_of(self, env: _Env, name: str) -> str | None:
@@ -137,19 +151,20 @@ class ScopBuilder:
     def build(self) -> Scop:
         space = AffineSpace(self.ctx, (), self.params, describe)
         env = _Env((), space.universe.intersect_params(self.context), space, ())
-        schedule = self._block(self.region.items, env)
+        schedule = self._block(self.items, env)
         if schedule is None or not self.statements:
             raise CompileError.at(self.region.start.coord, "empty SCoP: no statement between "
                                   "#pragma scop and #pragma endscop")
+        statements, local_arrays = expand(self.locals, self.types, self.statements, self.context)
         return Scop(
             ctx=self.ctx, file=self.path, function=self.region.function,
             start_line=self.region.start.coord.line, end_line=self.region.end.coord.line,
             parameters=self.params, parameter_types=tuple(self.types[p].base for p in self.params),
             context=self.context,
-            arrays=self._arrays(),
+            arrays=self._arrays() + tuple(local_arrays),
             scalars_read_only=tuple((n, self.types[n].base) for n, k in self.kinds.items() if k == "scalar"),
-            statements=tuple(self.statements), schedule=schedule,
-            used_names=frozenset(_all_names(self.region.function_node)),
+            statements=tuple(statements), schedule=schedule,
+            used_names=frozenset(_all_names(self.region.function_node)) | frozenset(self.locals),
         )
 
     def _block(self, items, env: _Env) -> isl.Schedule | None:
@@ -223,12 +238,28 @@ class ScopBuilder:
         name = f"S_{len(self.statements)}"
         domain = env.domain.set_tuple_name(name)
         accesses = tuple(self._access(a, env, domain) for a in raw)
+        use_float_math(node, lambda n: self._arithmetic_kind(env, n), self._cast_kind)
         coord = node.coord
         self.statements.append(Statement(name, domain, env.iterators, accesses, node,
                                          coord.line if coord else 0, coord.column if coord else 0))
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
+    def _arithmetic_kind(self, env: _Env, name: str) -> str:
+        """'int', 'float' or 'double': the C type of a variable of this statement."""
+        if name in env.iterators or self.kinds.get(name) in ("param", "loopvar", None):
+            return "int"
+        return arithmetic_kind(self.types[name].base)
+
+    def _cast_kind(self, typename: c_ast.Typename) -> str:
+        try:
+            return arithmetic_kind(resolve(typename.type, self.typedefs).base)
+        except TypeError_:
+            return "double"
+
     def _access(self, raw: RawAccess, env: _Env, domain: isl.Set) -> Access:
+        local = self.locals.get(raw.array)
+        if local is not None:
+            return Access(raw.array, unshifted_access(local, domain), raw.is_read, raw.is_write, raw.ref)
         vt = self.types[raw.array]
         if len(raw.subscripts) != len(vt.dims):
             raise CompileError.at(raw.ref.coord, f"'{raw.array}' has {len(vt.dims)} dimensions but "
@@ -245,7 +276,7 @@ class ScopBuilder:
     def _arrays(self) -> tuple[Array, ...]:
         arrays = []
         for name, kind in self.kinds.items():
-            if kind not in ("array", "cell"):
+            if kind not in ("array", "cell") or name in self.locals:
                 continue
             vt = self.types[name]
             arrays.append(Array(name, vt.base, *self._extents(name, vt), is_scalar=kind == "cell",
@@ -262,7 +293,9 @@ class ScopBuilder:
                 extents.append(self._inferred_extent(name))
                 known.append(False)
             else:
-                extents.append(space.expr(dim, f"size of array '{name}'"))
+                # a function of the parameters only (not of a 0-dimensional set), like
+                # every parameter expression isl builds: AST generation under a --ctx needs it
+                extents.append(space.expr(dim, f"size of array '{name}'").project_domain_on_params())
                 known.append(True)
         return tuple(extents), tuple(known)
 
@@ -279,6 +312,14 @@ class ScopBuilder:
             raise CompileError(f"cannot determine the size of array '{name}'", self.path)
         one = isl.PwAff.val_on_domain(isl.Set.universe(upper.get_domain_space()), isl.Val(1, self.ctx))
         return upper.add(one).coalesce()
+
+
+def _only_params(params_set: isl.Set, names: tuple[str, ...]) -> isl.Set:
+    """`params_set` without the parameters the SCoP does not have (projected out)."""
+    for k in reversed(range(params_set.dim(isl.dim_type.param))):
+        if params_set.get_dim_name(isl.dim_type.param, k) not in names:
+            params_set = params_set.project_out(isl.dim_type.param, k, 1)
+    return params_set
 
 
 def _loop_init(node: c_ast.For) -> tuple[str, c_ast.Node]:

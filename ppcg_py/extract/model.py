@@ -22,6 +22,9 @@ class Array:
     extent_known: tuple[bool, ...]    # False: outermost size inferred from accesses
     is_scalar: bool = False
     declared_line: int | None = None
+    # Declared inside the SCoP (extract/locals.py): lives on the device only, so it
+    # is never copied in or out -- the host program has no variable of this name.
+    local: bool = False
 
     @property
     def rank(self) -> int:

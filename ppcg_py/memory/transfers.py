@@ -17,16 +17,25 @@ from ..extract.model import Array, Scop
 
 @dataclass(frozen=True)
 class DeviceArray:
+    """An array on the device and the part of it that crosses each way.
+
+    A part is a bounding box over the outermost (up to two) dimensions, as (low,
+    high) pairs of parameter expressions; inner dimensions cross whole.
+    """
+
     array: Array
     copy_in: bool
     copy_out: bool
     read: bool
     written: bool
+    in_box: tuple[tuple[isl.PwAff, isl.PwAff], ...] = ()
+    out_box: tuple[tuple[isl.PwAff, isl.PwAff], ...] = ()
 
 
 @dataclass(frozen=True)
 class MemoryPlan:
     arrays: tuple[DeviceArray, ...]
+    kernels: tuple = ()      # KernelMemory of each kernel, in kernel order
 
     def device_array(self, name: str) -> DeviceArray:
         for dev in self.arrays:
@@ -50,16 +59,48 @@ def extent_set(array: Array, context: isl.Set) -> isl.Set:
 
 
 def plan_transfers(scop: Scop, live_in: isl.UnionMap) -> MemoryPlan:
+    """Copy back the box around what is written; copy in what is read before any
+    write, and the rest of that box when the writes leave holes in it."""
     reads = scop.access_union(reads=True)
     writes = scop.access_union(reads=False)
     devices = []
     for array in scop.arrays:
+        extent = extent_set(array, scop.context)
         written_set = _elements(writes, array.name)
         written = written_set is not None and not written_set.is_empty()
-        covered = written and extent_set(array, scop.context).is_subset(written_set)
-        devices.append(DeviceArray(array, copy_in=_touches(live_in, array.name) or (written and not covered),
-                                   copy_out=written, read=_touches(reads, array.name), written=written))
+        needed = _elements(live_in, array.name)
+        out_box: tuple = ()
+        if written:
+            box_set = _outer_box(written_set, extent)
+            out_box = _bounds(box_set, array.rank)
+            holes = box_set.subtract(written_set)
+            if not holes.is_empty():
+                needed = holes if needed is None else needed.union(holes)
+        copy_in = needed is not None and not needed.is_empty()
+        in_box = _bounds(_outer_box(needed, extent), array.rank) if copy_in else ()
+        devices.append(DeviceArray(array, copy_in=copy_in, copy_out=written,
+                                   read=_touches(reads, array.name), written=written,
+                                   in_box=in_box, out_box=out_box))
     return MemoryPlan(tuple(devices))
+
+
+def _outer_box(elements: isl.Set, extent: isl.Set) -> isl.Set:
+    """The elements of `extent` within the bounds of `elements` on the outer two dims."""
+    elements = elements.align_params(extent.get_space())
+    extent = extent.align_params(elements.get_space())
+    box = extent
+    for k in range(min(2, extent.dim(isl.dim_type.set))):
+        low, high = elements.dim_min(k), elements.dim_max(k)
+        var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(extent.get_space()), isl.dim_type.set, k)
+        n = extent.dim(isl.dim_type.set)
+        low = low.add_dims(isl.dim_type.in_, n).set_tuple_id(isl.dim_type.in_, extent.get_tuple_id())
+        high = high.add_dims(isl.dim_type.in_, n).set_tuple_id(isl.dim_type.in_, extent.get_tuple_id())
+        box = box.intersect(var.ge_set(low)).intersect(var.le_set(high))
+    return box.coalesce()
+
+
+def _bounds(box: isl.Set, rank: int) -> tuple[tuple[isl.PwAff, isl.PwAff], ...]:
+    return tuple((box.dim_min(k).coalesce(), box.dim_max(k).coalesce()) for k in range(min(2, rank)))
 
 
 def _touches(accesses: isl.UnionMap, name: str) -> bool:

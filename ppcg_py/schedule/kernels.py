@@ -22,7 +22,14 @@ NT = isl.schedule_node_type
 
 @dataclass(frozen=True)
 class Kernel:
-    """One kernel: its sizes, its mapped ids and what it executes."""
+    """One kernel: its sizes, its mapped ids and the schedule of what it executes.
+
+    The kernel's schedule is split in two: `outer_schedule` gives each instance its
+    host loop values and tile indices (depth `host_depth + n_tile`; the tile loops
+    run inside the kernel, the block filter already applied), `inner_schedule` orders
+    the instances of one tile (point loops, then the rest). Copies to shared memory
+    and barriers go between tile loops, where no thread id can guard them.
+    """
 
     index: int
     sizes: KernelSizes
@@ -30,6 +37,20 @@ class Kernel:
     thread_ids: tuple[str, ...]    # outermost first; the last is threadIdx.x
     block_schedule: isl.UnionMap | None   # instances -> tile indices of block-mapped loops
     domain: isl.UnionSet
+    host_depth: int = 0
+    outer_schedule: isl.UnionMap | None = None   # instances -> [host dims, tile dims]
+    inner_schedule: isl.UnionMap | None = None   # instances -> [point dims, rest]
+    thread_filter: isl.UnionSet | None = None    # instances run by thread (t0, t1, ...)
+    point_schedule: isl.UnionMap | None = None   # instances -> untiled band (tile + point)
+
+    @property
+    def n_tile(self) -> int:
+        return len(self.sizes.tile)
+
+    @property
+    def depth(self) -> int:
+        """Depth of the outer schedule: host loops plus tile loops."""
+        return self.host_depth + self.n_tile
 
     @property
     def name(self) -> str:
@@ -71,9 +92,13 @@ class KernelMapper:
         return self.visit(node.child(0)).parent()
 
     def single_thread_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
-        kernel = Kernel(self.first + len(self.kernels), KernelSizes((), (), ()), (), (), None, node.get_domain())
+        domain = node.get_domain()
+        kernel = Kernel(self.first + len(self.kernels), KernelSizes((), (), ()), (), (), None, domain,
+                        host_depth=node.get_schedule_depth(),
+                        outer_schedule=node.get_prefix_schedule_union_map().intersect_domain(domain),
+                        inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain))
         self.kernels.append(kernel)
-        return node.insert_mark(isl.Id(kernel.name, context=node.get_ctx()))
+        return _cut(node).insert_mark(isl.Id(kernel.name, context=node.get_ctx()))
 
     def parallel_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         ctx = node.get_ctx()
@@ -86,6 +111,8 @@ class KernelMapper:
         block_ids = tuple(f"{self.names.block}{k}" for k in range(n_blocks))
         thread_ids = tuple(f"{self.names.thread}{k}" for k in range(n_threads))
         domain = node.get_domain()
+        host_depth = node.get_schedule_depth()
+        untiled = isl.UnionMap.from_multi_union_pw_aff(node.band_get_partial_schedule()).intersect_domain(domain)
 
         tiles = isl.MultiVal.zero(node.band_get_space())
         for k, size in enumerate(sizes.tile):
@@ -93,16 +120,28 @@ class KernelMapper:
         node = node.band_tile(tiles)                       # tile band, child: point band
         tile_schedule = node.band_get_partial_schedule()
         block_schedule = _prefix_map(tile_schedule, n_blocks)
+        node = node.insert_filter(_modulo_filter(tile_schedule, sizes.grid, block_ids, domain))
+        node = node.child(0)                               # tile band
+        blocked = node.get_domain()
         node = node.child(0)                               # point band
         point_schedule = node.band_get_partial_schedule()
-        node = node.insert_filter(_modulo_filter(point_schedule, sizes.block, thread_ids, domain))
-        node = node.parent()                               # tile band
-        node = node.insert_filter(_modulo_filter(tile_schedule, sizes.grid, block_ids, domain))
-        node = node.insert_context(_id_ranges(ctx, block_ids + thread_ids, sizes.grid + sizes.block,
-                                              node.get_schedule_depth()))
-        kernel = Kernel(index, sizes, block_ids, thread_ids, block_schedule, domain)
+        thread_filter = _modulo_filter(point_schedule, sizes.block, thread_ids, domain)
+        kernel = Kernel(index, sizes, block_ids, thread_ids, block_schedule, domain,
+                        host_depth=host_depth,
+                        outer_schedule=node.get_prefix_schedule_union_map().intersect_domain(blocked),
+                        inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain),
+                        thread_filter=thread_filter, point_schedule=untiled)
         self.kernels.append(kernel)
+        node = _cut(node.parent().parent())                # back at the block filter
+        node = node.insert_context(_id_ranges(ctx, block_ids, sizes.grid, host_depth))
         return node.insert_mark(isl.Id(kernel.name, context=ctx))
+
+
+def _cut(node: isl.ScheduleNode) -> isl.ScheduleNode:
+    """Drop what is below `node` from the host's tree: kernels are generated apart."""
+    if node.get_type() == NT.leaf:
+        return node
+    return node.cut()
 
 
 def _coincident(node: isl.ScheduleNode) -> list[bool]:

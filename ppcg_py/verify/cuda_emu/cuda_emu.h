@@ -204,6 +204,17 @@ inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemc
   return cudaSuccess;
 }
 
+/* A rectangle of `height` rows of `width` bytes; rows are `dpitch`/`spitch` bytes apart. */
+inline cudaError_t cudaMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                size_t height, cudaMemcpyKind kind) {
+  if ((unsigned)kind > cudaMemcpyDefault || width > dpitch || width > spitch ||
+      (width && height && (!dst || !src)))
+    return ppcg_emu::record(cudaErrorInvalidValue);
+  for (size_t row = 0; row < height; row++)
+    memmove((char *)dst + row * dpitch, (const char *)src + row * spitch, width);
+  return cudaSuccess;
+}
+
 inline cudaError_t cudaMemset(void *dst, int value, size_t bytes) {
   if (bytes && !dst) return ppcg_emu::record(cudaErrorInvalidValue);
   if (bytes) memset(dst, value, bytes);

@@ -1,0 +1,279 @@
+"""Generate a kernel's body: tile loops, copies to/from shared memory and
+registers with their barriers, and the point loops run by each thread.
+
+The body is built level by level. The outer schedule (host values, then tile
+indices) is cut at the depths where reference groups are copied; each slice is
+an isl AST whose outer dimensions are parameters named like the loop iterators
+around it (c0, c1, ...) and which never involves a thread id, so every
+`__syncthreads()` placed between slices is reached by all threads of a block.
+Only the innermost AST, over the point loops of one tile, is filtered by thread.
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from ..extract.model import Scop
+from ..isl_context import CallbackGuard, sets_of
+from ..memory.groups import ArrayGroup, KernelMemory
+from ..schedule import Kernel
+from .expr import c_expr, param_expr
+from .printer import AstPrinter
+from .statements import linearized, print_statement
+
+
+class KernelBody:
+    """Prints the body of one kernel."""
+
+    def __init__(self, scop: Scop, kernel: Kernel, memory: KernelMemory,
+                 extents: dict[str, list[str]], iterator_prefix: str) -> None:
+        self.scop, self.kernel, self.memory, self.extents = scop, kernel, memory, extents
+        self.prefix = iterator_prefix
+        self.ctx = scop.ctx
+        self.groups_by_ref = {ref: g for g in memory.groups if g.placement != "global" for ref in g.refs}
+        self.statements = {s.name: s for s in scop.statements}
+        self.levels = sorted({g.level for g in memory.groups if g.placement != "global"} | {kernel.depth})
+        self.param_context = self._id_context()
+
+    # -- structure --------------------------------------------------------
+    def lines(self, indent: str = "  ") -> list[str]:
+        decls = [f"{indent}__shared__ {g.element_type} {g.name}{_dims(g)};"
+                 for g in self.memory.groups if g.placement == "shared"]
+        decls += [f"{indent}{g.element_type} {g.name}{_dims(g)};"
+                  for g in self.memory.groups if g.placement == "private"]
+        return decls + ([""] if decls else []) + self._level(self.kernel.host_depth, indent)
+
+    def _level(self, depth: int, indent: str) -> list[str]:
+        here = [g for g in self.memory.groups if g.placement != "global" and g.level == depth]
+        shared = [g for g in here if g.placement == "shared"]
+        deeper = [d for d in self.levels if d > depth]
+        inner = self._loops(depth, deeper[0], indent) if deeper else self._points(indent)
+        out: list[str] = []
+        if shared:
+            out.append(f"{indent}__syncthreads();")
+        for g in here:
+            if g.copy_in is not None:
+                out += self._copy(g, g.copy_in, depth, indent, to_buffer=True)
+        if any(g.copy_in is not None for g in shared):
+            out.append(f"{indent}__syncthreads();")
+        out += inner
+        if any(g.copy_out is not None for g in shared):
+            out.append(f"{indent}__syncthreads();")
+        for g in here:
+            if g.copy_out is not None:
+                out += self._copy(g, g.copy_out, depth, indent, to_buffer=False)
+        return out
+
+    def _loops(self, start: int, stop: int, indent: str) -> list[str]:
+        """Tile loops for outer dimensions [start, stop); the next level inside.
+
+        A leaf binds every dimension of the slice that isl did not keep as a loop
+        (a degenerate loop becomes a value), so the next level can use c<k>.
+        """
+        tiles = _as_params(self._tiles(), start, self.prefix).project_out(
+            isl.dim_type.set, stop - start, self.kernel.depth - stop)
+        schedule = isl.UnionMap.from_map(isl.Map.identity(tiles.get_space().map_from_set())
+                                         .intersect_domain(tiles))
+        bindings: dict[str, list[str]] = {}
+
+        def at_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+            call = node.user_get_expr()
+            names = [f"{self.prefix}{k}" for k in range(start, stop)]
+            values = [c_expr(call.get_op_arg(k + 1)) for k in range(stop - start)]
+            key = f"level{len(bindings)}"
+            bindings[key] = [f"const int {n} = {v};" for n, v in zip(names, values) if n != v]
+            return node.set_annotation(isl.Id(key, context=self.ctx))
+
+        root, _ = self._ast(schedule, start, at_domain)
+
+        def leaf(key: str, ind: str) -> list[str]:
+            if not bindings[key]:
+                return self._level(stop, ind)
+            return [f"{ind}{{", *(f"{ind}  {b}" for b in bindings[key]),
+                    *self._level(stop, ind + "  "), f"{ind}}}"]
+        return _Printer(leaf).lines(root, indent)
+
+    def _tiles(self) -> isl.Set:
+        """Every tile of this block: the range of the outer schedule."""
+        tiles = None
+        for m in _maps(self.kernel.outer_schedule):
+            rng = m.range()
+            tiles = rng if tiles is None else tiles.union(rng)
+        return tiles.coalesce()
+
+    def _points(self, indent: str) -> list[str]:
+        """The statement instances of one tile, for this thread."""
+        depth = self.kernel.depth
+        domain = self.kernel.domain
+        if self.kernel.thread_filter is not None:
+            domain = domain.intersect(self.kernel.thread_filter)
+        fixed = _fix_outer(self.kernel.outer_schedule.intersect_domain(domain), depth, self.prefix)
+        schedule = self.kernel.inner_schedule.intersect_domain(fixed)
+        texts: dict[str, str] = {}
+
+        def at_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+            key = f"stmt{len(texts)}"
+            texts[key] = self._statement(build)
+            return node.set_annotation(isl.Id(key, context=self.ctx))
+
+        root, _ = self._ast(schedule, depth, at_domain)
+        return AstPrinter(texts).lines(root, indent)
+
+    # -- AST generation ---------------------------------------------------
+    def _ast(self, schedule: isl.UnionMap, first_iterator: int, at_domain):
+        guard = CallbackGuard()
+        context = self._context_at(first_iterator)
+        build = isl.AstBuild.from_context(context)
+        names = [f"{self.prefix}{k}" for k in range(first_iterator, first_iterator + 64)]
+        ids = isl.IdList.alloc(self.ctx, len(names))
+        for name in names:
+            ids = ids.add(isl.Id(name, context=self.ctx))
+        build = build.set_iterators(ids)
+        build, handle = build.set_at_each_domain(guard.wrap(at_domain, lambda node, _b: node))
+        root = build.node_from_schedule_map(schedule)
+        guard.reraise()
+        del handle
+        return root, build
+
+    def _context_at(self, depth: int) -> isl.Set:
+        """What is known inside the outer loops [0, depth): ids, and that c0.. is a tile."""
+        if depth == 0:
+            return self.param_context
+        tiles = _as_params(self._tiles(), depth, self.prefix).params()
+        context = self.param_context
+        return context.align_params(tiles.get_space()).intersect(tiles.align_params(context.get_space()))
+
+    def _id_context(self) -> isl.Set:
+        """Parameters known in a kernel: the SCoP's context and the id ranges."""
+        k = self.kernel
+        ids = k.block_ids + k.thread_ids
+        bounds = k.sizes.grid + k.sizes.block
+        context = self.scop.context
+        if ids:
+            text = " and ".join(f"0 <= {n} < {b}" for n, b in zip(ids, bounds))
+            extra = isl.Set.read_from_str(self.ctx, f"[{', '.join(ids)}] -> {{ : {text} }}")
+            context = context.align_params(extra.get_space()).intersect(extra.align_params(context.get_space()))
+        return context
+
+    # -- statements and copies --------------------------------------------
+    def _statement(self, build: isl.AstBuild) -> str:
+        schedule = isl.Map.from_union_map(build.get_schedule())
+        stmt = self.statements[schedule.get_tuple_name(isl.dim_type.in_)]
+        to_instance = isl.PwMultiAff.from_map(schedule.reverse())
+        iterators = {name: c_expr(build.expr_from_pw_aff(to_instance.get_pw_aff(k)))
+                     for k, name in enumerate(stmt.iterators)}
+        references = {}
+        for acc in stmt.accesses:
+            index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(to_instance)
+            subs = [c_expr(build.expr_from_pw_aff(index.get_pw_aff(k)))
+                    for k in range(index.dim(isl.dim_type.out))]
+            group = self.groups_by_ref.get(id(acc.ref))
+            references[id(acc.ref)] = (self._buffer_access(group, subs) if group is not None
+                                       else linearized(acc.array, subs, self.extents[acc.array]))
+        return print_statement(stmt.body, references, iterators)
+
+    def _buffer_access(self, group: ArrayGroup, subs: list[str]) -> str:
+        parts = []
+        for sub, dim in zip(subs, group.box):
+            lower = self._param_expr(dim.lower)
+            if dim.stride > 1:
+                offset = self._param_expr(dim.offset)
+                parts.append(f"[(({sub}) - ({offset})) / {dim.stride} - ({lower})]")
+            else:
+                parts.append(f"[({sub}) - ({lower})]")
+        return group.name + "".join(parts)
+
+    def _param_expr(self, pa: isl.PwAff) -> str:
+        return param_expr(pa, self.param_context)
+
+    def _copy(self, group: ArrayGroup, elements: isl.Set, depth: int, indent: str, *, to_buffer: bool) -> list[str]:
+        """Loops that move `elements` between global memory and the group's buffer."""
+        if group.placement == "shared":
+            elements = self._spread_over_threads(group, elements)
+        elements = elements.align_params(self.param_context.get_space()).gist_params(self.param_context.params()
+                                                                                     .align_params(elements.get_space()))
+        if elements.is_empty():
+            return []
+        schedule = isl.UnionMap.from_map(isl.Map.identity(elements.get_space().map_from_set())
+                                         .intersect_domain(elements).reset_tuple_id(isl.dim_type.out))
+        texts: dict[str, str] = {}
+
+        def at_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+            sched = isl.Map.from_union_map(build.get_schedule())
+            element = isl.PwMultiAff.from_map(sched.reverse())
+            subs = [c_expr(build.expr_from_pw_aff(element.get_pw_aff(k))) for k in range(element.dim(isl.dim_type.out))]
+            local = self._buffer_access(group, subs)
+            glob = linearized(group.array, subs, self.extents[group.array])
+            key = f"copy{len(texts)}"
+            texts[key] = f"{local} = {glob};" if to_buffer else f"{glob} = {local};"
+            return node.set_annotation(isl.Id(key, context=self.ctx))
+
+        root, _ = self._ast(schedule, depth, at_domain)
+        return AstPrinter(texts).lines(root, indent)
+
+    def _spread_over_threads(self, group: ArrayGroup, elements: isl.Set) -> isl.Set:
+        """Give each thread its share: innermost array dimension to x, and so on (coalesced)."""
+        threads = list(zip(self.kernel.thread_ids, self.kernel.sizes.block))
+        rank = elements.dim(isl.dim_type.set)
+        for k, (tid, size) in zip(range(rank - 1, -1, -1), reversed(threads)):
+            # the thread id as a parameter parsed by isl: an isl.Id made here would be
+            # a different identifier from the "t0" of every other set (islpy's ids carry a user object)
+            named = isl.Set.read_from_str(self.ctx, f"[{tid}] -> {{ : }}").get_space()
+            low = group.box[k].lower.align_params(named).add_dims(isl.dim_type.in_, 1)
+            ls = isl.LocalSpace.from_space(low.get_domain_space())
+            var = isl.PwAff.var_on_domain(ls, isl.dim_type.set, 0)
+            thread = isl.PwAff.var_on_domain(ls, isl.dim_type.param,
+                                             low.get_domain_space().find_dim_by_name(isl.dim_type.param, tid))
+            local = var.sub(low).sub(thread)
+            residue = local.mod_val(isl.Val(size, self.ctx)).eq_set(
+                isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(local.get_domain_space())))
+            residue = residue.insert_dims(isl.dim_type.set, 0, k).add_dims(isl.dim_type.set, rank - k - 1)
+            residue = residue.set_tuple_name(elements.get_tuple_name())
+            elements = elements.align_params(residue.get_space()).intersect(
+                residue.align_params(elements.get_space()))
+        return elements
+
+
+class _Printer(AstPrinter):
+    """Prints a level's loops; its leaves are the next level."""
+
+    def __init__(self, inner) -> None:
+        super().__init__({})
+        self.inner = inner
+
+    def lines(self, node: isl.AstNode, indent: str = "") -> list[str]:
+        if node.get_type() == isl.ast_node_type.user:
+            return self.inner(node.get_annotation().get_name(), indent)
+        return super().lines(node, indent)
+
+
+def _dims(group: ArrayGroup) -> str:
+    return "".join(f"[{e}]" for e in group.shape)
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    found: list[isl.Map] = []
+    umap.foreach_map(found.append)
+    return found
+
+
+def _as_params(tiles: isl.Set, count: int, prefix: str) -> isl.Set:
+    """The first `count` dimensions as parameters c0, c1, ... (outer loop iterators)."""
+    n = tiles.dim(isl.dim_type.param)
+    moved = tiles.move_dims(isl.dim_type.param, n, isl.dim_type.set, 0, count)
+    for k in range(count):
+        moved = moved.set_dim_name(isl.dim_type.param, n + k, f"{prefix}{k}")
+    return moved
+
+
+def _fix_outer(outer: isl.UnionMap, depth: int, prefix: str) -> isl.UnionSet:
+    """Instances whose outer schedule values equal the parameters c0 .. c{depth-1}."""
+    result = None
+    for m in _maps(outer):
+        n = m.dim(isl.dim_type.param)
+        fixed = m.add_dims(isl.dim_type.param, depth)
+        for k in range(depth):
+            fixed = fixed.set_dim_name(isl.dim_type.param, n + k, f"{prefix}{k}")
+            fixed = fixed.equate(isl.dim_type.param, n + k, isl.dim_type.out, k)
+        part = isl.UnionSet.from_set(fixed.domain())
+        result = part if result is None else result.union(part)
+    return result

@@ -1,0 +1,108 @@
+"""The smallest box of constant size that covers a set of array elements.
+
+islpy's FixedBox has no accessors (shared/ISLPY.md), so the box is computed
+here as the seed paper describes: per dimension, every lower bound found in the
+constraints (and the minimum, when it is one affine piece) is a candidate; the
+candidate whose extent (max of index - bound, + 1, over all parameter values)
+is a constant and smallest wins. With `strides`, a dimension whose elements are
+congruent to an offset modulo a stride (a thread's share of a tile) is first
+divided by that stride.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+
+@dataclass(frozen=True)
+class BoxDim:
+    """Elements e with offset + stride * (lower + k) == e for 0 <= k < extent.
+
+    `lower` and `offset` depend on parameters only (outer loop values, ids).
+    Without a stride, offset is 0 and stride 1: index in the box = e - lower.
+    """
+
+    lower: isl.PwAff
+    extent: int
+    stride: int = 1
+    offset: isl.PwAff | None = None
+
+
+def fixed_box(elements: isl.Set, *, strides: bool = False) -> tuple[BoxDim, ...] | None:
+    """A constant-size box around `elements`, or None when there is none."""
+    if elements.is_empty():
+        return None
+    rank = elements.dim(isl.dim_type.set)
+    dims = []
+    for k in range(rank):
+        column = elements.project_out(isl.dim_type.set, k + 1, rank - k - 1) \
+                         .project_out(isl.dim_type.set, 0, k)
+        dim = _box_dim(column.coalesce(), strides)
+        if dim is None:
+            return None
+        dims.append(dim)
+    return tuple(dims)
+
+
+def box_size(box: tuple[BoxDim, ...]) -> int:
+    size = 1
+    for dim in box:
+        size *= dim.extent
+    return size
+
+
+def _box_dim(column: isl.Set, strides: bool) -> BoxDim | None:
+    stride, offset = 1, None
+    if strides:
+        info = column.get_stride_info(0)
+        value = info.get_stride()
+        if value.is_int() and value.to_python() > 1:
+            stride = int(value.to_python())
+            offset = info.get_offset()
+            column = _divide(column, stride, offset)
+    best: tuple[int, isl.Aff] | None = None
+    for lower in _candidates(column):
+        extent = _extent(column, lower)
+        if extent is not None and (best is None or extent < best[0]):
+            best = (extent, lower)
+    if best is None:
+        return None
+    lower = isl.PwAff.from_aff(best[1]).drop_dims(isl.dim_type.in_, 0, 1)
+    if offset is not None:
+        offset = isl.PwAff.from_aff(offset).drop_dims(isl.dim_type.in_, 0, 1)
+    return BoxDim(lower, best[0], stride, offset)
+
+
+def _divide(column: isl.Set, stride: int, offset: isl.Aff) -> isl.Set:
+    """{ q : offset + stride * q in column }."""
+    ls = isl.LocalSpace.from_space(column.get_space())
+    scaled = isl.Aff.var_on_domain(ls, isl.dim_type.set, 0).scale_val(isl.Val(stride, column.get_ctx()))
+    return isl.Map.from_aff(scaled.add(offset)).intersect_range(column).domain()
+
+
+def _candidates(column: isl.Set) -> list[isl.Aff]:
+    found: list[isl.Aff] = []
+    # bounds of the div-free over-approximation are still lower bounds of the column
+    for constraint in column.remove_divs().simple_hull().get_constraints():
+        if constraint.is_lower_bound(isl.dim_type.set, 0):
+            found.append(constraint.get_bound(isl.dim_type.set, 0).ceil())
+        elif constraint.is_equality() and not constraint.get_coefficient_val(isl.dim_type.set, 0).is_zero():
+            found.append(constraint.get_bound(isl.dim_type.set, 0).ceil())
+    minimum = column.dim_min(0)
+    if minimum.n_piece() == 1:
+        pieces = minimum.get_pieces()
+        aff = pieces[0][1]
+        found.append(aff.add_dims(isl.dim_type.in_, 1))
+    return found
+
+
+def _extent(column: isl.Set, lower: isl.Aff) -> int | None:
+    """max(e - lower) + 1 over every point and parameter value, if finite and lower is below."""
+    ls = isl.LocalSpace.from_space(column.get_space())
+    diff = isl.PwAff.from_aff(isl.Aff.var_on_domain(ls, isl.dim_type.set, 0).sub(
+        lower.align_params(column.get_space()))).intersect_domain(column)
+    high, low = diff.max_val(), diff.min_val()
+    if not (high.is_int() and low.is_int()) or low.to_python() < 0:
+        return None
+    return int(high.to_python()) + 1

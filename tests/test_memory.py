@@ -1,0 +1,145 @@
+"""Memory hierarchy: shared-memory tiles, register tiles, barriers and minimal transfers."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from ppcg_py.verify.harness import VerifyConfig, run_ppcg, verify
+from ppcg_py.verify.nvcc import nvcc_available, nvcc_resources
+
+from polybench_cases import POLYBENCH, kernel_config, kernel_source
+
+KERNELS = ["gemm", "2mm", "atax", "bicg", "mvt", "jacobi-2d", "lu", "trisolv",
+           "syrk", "syr2k", "doitgen", "covariance", "fdtd-2d", "jacobi-1d"]
+MODES = {
+    "promote": (),
+    "no-shared": ("--no-shared-memory",),
+    "no-private": ("--no-private-memory",),
+    "global-only": ("--no-shared-memory", "--no-private-memory"),
+}
+SIZES = {
+    # tiles smaller than blocks in one dimension (block clamped), larger in the other
+    "tile-vs-block": ("--sizes", "{ kernel[i] -> tile[8,64,5]; kernel[i] -> block[16,32]; kernel[i] -> grid[3,2] }"),
+    # odd tiles that divide none of the array sizes, more shared memory allowed
+    "odd-tiles": ("--tile-sizes", "7,13,3", "--max-shared-memory", "16384"),
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_promotion_modes_verify(kernel, mode, tmp_path):
+    report = verify(kernel_config(kernel, ppcg_args=MODES[mode]), tmp_path)
+    assert report.ok, report.summary()
+
+
+@pytest.mark.parametrize("sizes", list(SIZES))
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_promotion_with_sizes_verify(kernel, sizes, tmp_path):
+    report = verify(kernel_config(kernel, ppcg_args=SIZES[sizes], use_nvcc=False), tmp_path)
+    assert report.ok, report.summary()
+
+
+def _compile(tmp_path, kernel: str, *args: str) -> tuple[str, str]:
+    src = kernel_source(kernel)
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--report", "-I", str(POLYBENCH / "utilities"),
+                           "-I", str(src.parent), "-DSMALL_DATASET", *args, "--output-dir", str(tmp_path),
+                           str(src)], capture_output=True, text=True, check=True)
+    return proc.stderr, (tmp_path / f"{kernel}_kernel.cu").read_text()
+
+
+def test_gemm_keeps_a_tile_in_shared_memory_and_c_in_registers(tmp_path):
+    report, code = _compile(tmp_path, "gemm")
+    assert re.search(r"group [AB]: shared shared_[AB]\[32\]\[32\]", report), report
+    assert re.search(r"group C: private private_C\[1\]\[2\]", report), report
+    assert re.search(r"__shared__ double shared_[AB]\[32\]\[32\];", code)
+    assert "double private_C[1][2];" in code
+    if nvcc_available():
+        resources = nvcc_resources(tmp_path / "gemm_kernel.cu",
+                                   include_dirs=[POLYBENCH / "utilities", kernel_source("gemm").parent])
+        assert resources["kernel0"].shared_bytes <= 8192
+        assert resources["kernel0"].shared_bytes > 0
+
+
+def test_max_shared_memory_is_respected(tmp_path):
+    report, code = _compile(tmp_path, "gemm", "--max-shared-memory", "4096")
+    assert "shared_A" not in code and "shared_B" not in code, report
+    report, code = _compile(tmp_path, "gemm", "--max-shared-memory", "16384")
+    assert "shared_A" in code and "shared_B" in code, report
+
+
+def test_harness_sees_a_missing_barrier(tmp_path):
+    """Drop the barrier after gemm's copy into shared memory: some thread order must fail."""
+    def without_barrier(cfg, out_dir):
+        proc = run_ppcg(cfg, out_dir)
+        kernel = out_dir / "gemm_kernel.cu"
+        text = kernel.read_text()
+        lines = text.split("\n")
+        barriers = [k for k, line in enumerate(lines) if "__syncthreads();" in line]
+        assert len(barriers) >= 2
+        del lines[barriers[1]]   # the one between the copy-in and the computation
+        kernel.write_text("\n".join(lines))
+        return proc
+
+    intact = verify(kernel_config("gemm", use_nvcc=False), tmp_path / "intact")
+    assert intact.ok, intact.summary()
+    broken = verify(kernel_config("gemm", use_nvcc=False), tmp_path / "broken", compiler=without_barrier)
+    assert not broken.ok
+    assert broken.mismatches, broken.summary()
+
+
+TRANSFER_PROGRAM = """#include <stdio.h>
+#define N 100
+static void f(int n, double A[N], double B[N], double C[N])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = 2.0 * i;
+  for (int i = 0; i < n; i++)
+    C[i] = B[i] + 1.0;
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N], B[N], C[N];
+  for (int i = 0; i < N; i++) { A[i] = -1.0; B[i] = i * 0.5; C[i] = -2.0; }
+  f(77, A, B, C);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\n");
+  const char *names[3] = {"A", "B", "C"};
+  double *arrays[3] = {A, B, C};
+  for (int a = 0; a < 3; a++) {
+    fprintf(stderr, "begin dump: %s\\n", names[a]);
+    for (int i = 0; i < N; i++) fprintf(stderr, "%0.17g ", arrays[a][i]);
+    fprintf(stderr, "\\nend   dump: %s\\n", names[a]);
+  }
+  fprintf(stderr, "==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def test_transfers_are_minimal(tmp_path):
+    src = tmp_path / "transfers.c"
+    src.write_text(TRANSFER_PROGRAM)
+    subprocess.run([sys.executable, "-m", "ppcg_py", "--output-dir", str(tmp_path), str(src)], check=True)
+    host = (tmp_path / "transfers_host.cu").read_text()
+    copies_in = [line for line in host.splitlines() if "cudaMemcpyHostToDevice" in line]
+    copies_out = [line for line in host.splitlines() if "cudaMemcpyDeviceToHost" in line]
+    assert not any("dev_A" in c for c in copies_in), "A is only written: nothing to copy in"
+    assert any("dev_A" in c for c in copies_out)
+    assert any("dev_B" in c for c in copies_in)
+    assert not any("dev_B" in c for c in copies_out), "B is only read: nothing to copy back"
+    assert not any("dev_C" in c for c in copies_in)
+    # elements 77..99 are not written: they must keep their host values
+    report = verify(VerifyConfig(source=src), tmp_path / "work")
+    assert report.ok, report.summary()
+
+
+def test_untouched_array_is_not_transferred(tmp_path):
+    src = tmp_path / "untouched.c"
+    src.write_text(TRANSFER_PROGRAM.replace("C[i] = B[i] + 1.0;", "A[i] += B[i];"))
+    subprocess.run([sys.executable, "-m", "ppcg_py", "--output-dir", str(tmp_path), str(src)], check=True)
+    host = (tmp_path / "untouched_host.cu").read_text()
+    assert "dev_C" not in host
