@@ -43,7 +43,7 @@ def compile_source(path: str, options: Options) -> GeneratedFiles:
     if options.verbose:
         _report(plans)
     with _stage("codegen", options):
-        return generate(path, _read(path), plans)
+        return generate(path, _read(path), plans, options)
 
 
 def write_outputs(files: GeneratedFiles, output_dir: str) -> list[str]:

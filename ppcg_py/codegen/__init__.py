@@ -10,6 +10,7 @@ import jinja2
 
 from ..isl_context import sets_of
 from ..memory import DeviceArray, MemoryPlan
+from ..options import Options
 from ..schedule import Kernel, ScheduledScop
 from .ast_gen import Launch, array_extents, build_ast
 from .kernel_ast import KernelBody
@@ -45,15 +46,15 @@ class _KernelText:
     body: list[str]
 
 
-def generate(source_path: str, source_text: str,
-             scops: list[tuple[ScheduledScop, MemoryPlan]]) -> GeneratedFiles:
+def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan]],
+             options: Options | None = None) -> GeneratedFiles:
     stem = os.path.splitext(os.path.basename(source_path))[0]
     header_name = f"{stem}_kernel.hu"
     lines = source_text.splitlines()
     kernels: list[_KernelText] = []
     replacements = []
     for scheduled, memory in scops:
-        host_lines, texts = _scop_code(scheduled, memory, lines)
+        host_lines, texts = _scop_code(scheduled, memory, lines, options or Options())
         kernels += texts
         replacements.append((scheduled.scop.start_line, scheduled.scop.end_line, host_lines))
     for start, end, host_lines in sorted(replacements, reverse=True):
@@ -66,7 +67,7 @@ def generate(source_path: str, source_text: str,
     return GeneratedFiles(f"{stem}_host.cu", f"{stem}_kernel.cu", header_name, host, kernel, header)
 
 
-def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, lines: list[str]):
+def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, lines: list[str], options: Options):
     scop = scheduled.scop
     indent = re.match(r"\s*", lines[scop.start_line - 1]).group(0)
     ast = build_ast(scheduled, memory)
@@ -84,7 +85,9 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, lines: list[str]):
         if name not in printed:  # isl may place one kernel at several points of the host code
             printed.add(name)
             kernel_memory = memory.kernels[[k.name for k in scheduled.kernels].index(name)]
-            body = KernelBody(scop, launch.kernel, kernel_memory, extents, scheduled.names.iterator).lines()
+            body = KernelBody(scop, launch.kernel, kernel_memory, extents, scheduled.names.iterator,
+                              unroll_copy_shared=options.unroll_copy_shared,
+                              unroll_gpu_tile=options.unroll_gpu_tile).lines()
             kernels.append(_kernel_text(launch, args, body))
         return _launch_lines(launch, args, scheduled.names.device, at)
 

@@ -16,7 +16,7 @@ from ..extract.model import Scop
 from ..isl_context import CallbackGuard, sets_of
 from ..memory.groups import ArrayGroup, KernelMemory
 from ..schedule import Kernel
-from .expr import c_expr, param_expr
+from .expr import c_expr
 from .printer import AstPrinter
 from .statements import linearized, print_statement
 
@@ -25,8 +25,10 @@ class KernelBody:
     """Prints the body of one kernel."""
 
     def __init__(self, scop: Scop, kernel: Kernel, memory: KernelMemory,
-                 extents: dict[str, list[str]], iterator_prefix: str) -> None:
+                 extents: dict[str, list[str]], iterator_prefix: str, *,
+                 unroll_copy_shared: bool = False, unroll_gpu_tile: bool = False) -> None:
         self.scop, self.kernel, self.memory, self.extents = scop, kernel, memory, extents
+        self.unroll_copy_shared, self.unroll_gpu_tile = unroll_copy_shared, unroll_gpu_tile
         self.prefix = iterator_prefix
         self.ctx = scop.ctx
         self.groups_by_ref = {ref: g for g in memory.groups if g.placement != "global" for ref in g.refs}
@@ -115,14 +117,25 @@ class KernelBody:
             texts[key] = self._statement(build)
             return node.set_annotation(isl.Id(key, context=self.ctx))
 
-        root, _ = self._ast(schedule, depth, at_domain)
+        # private buffers are indexed by the thread-mapped point loops: unrolled, the
+        # indices are constants and the buffer can live in registers
+        unrolled = self.kernel.n_tile if self.unroll_gpu_tile else (
+            len(self.kernel.thread_ids) if any(g.placement == "private" for g in self.memory.groups) else 0)
+        root, _ = self._ast(schedule, depth, at_domain, unroll=unrolled)
         return AstPrinter(texts).lines(root, indent)
 
     # -- AST generation ---------------------------------------------------
-    def _ast(self, schedule: isl.UnionMap, first_iterator: int, at_domain):
+    def _ast(self, schedule: isl.UnionMap, first_iterator: int, at_domain, unroll: int = 0):
+        """isl's AST of `schedule`, iterators numbered from `first_iterator`;
+        the first `unroll` schedule dimensions are unrolled."""
         guard = CallbackGuard()
         context = self._context_at(first_iterator)
         build = isl.AstBuild.from_context(context)
+        if unroll and not schedule.is_empty():
+            n = _maps(schedule)[0].dim(isl.dim_type.out)
+            dims = ", ".join(f"x{k}" for k in range(n))
+            options = " ; ".join(f"[{dims}] -> unroll[{k}]" for k in range(min(unroll, n)))
+            build = build.set_options(isl.UnionMap.read_from_str(self.ctx, f"{{ {options} }}"))
         names = [f"{self.prefix}{k}" for k in range(first_iterator, first_iterator + 64)]
         ids = isl.IdList.alloc(self.ctx, len(names))
         for name in names:
@@ -164,26 +177,16 @@ class KernelBody:
         references = {}
         for acc in stmt.accesses:
             index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(to_instance)
-            subs = [c_expr(build.expr_from_pw_aff(index.get_pw_aff(k)))
-                    for k in range(index.dim(isl.dim_type.out))]
+            dims = [index.get_pw_aff(k) for k in range(index.dim(isl.dim_type.out))]
             group = self.groups_by_ref.get(id(acc.ref))
-            references[id(acc.ref)] = (self._buffer_access(group, subs) if group is not None
-                                       else linearized(acc.array, subs, self.extents[acc.array]))
-        return print_statement(stmt.body, references, iterators)
-
-    def _buffer_access(self, group: ArrayGroup, subs: list[str]) -> str:
-        parts = []
-        for sub, dim in zip(subs, group.box):
-            lower = self._param_expr(dim.lower)
-            if dim.stride > 1:
-                offset = self._param_expr(dim.offset)
-                parts.append(f"[(({sub}) - ({offset})) / {dim.stride} - ({lower})]")
+            if group is not None:
+                references[id(acc.ref)] = group.name + "".join(
+                    f"[{c_expr(build.expr_from_pw_aff(_local_index(pa, dim)))}]"
+                    for pa, dim in zip(dims, group.box))
             else:
-                parts.append(f"[({sub}) - ({lower})]")
-        return group.name + "".join(parts)
-
-    def _param_expr(self, pa: isl.PwAff) -> str:
-        return param_expr(pa, self.param_context)
+                subs = [c_expr(build.expr_from_pw_aff(pa)) for pa in dims]
+                references[id(acc.ref)] = linearized(acc.array, subs, self.extents[acc.array])
+        return print_statement(stmt.body, references, iterators)
 
     def _copy(self, group: ArrayGroup, elements: isl.Set, depth: int, indent: str, *, to_buffer: bool) -> list[str]:
         """Loops that move `elements` between global memory and the group's buffer."""
@@ -200,14 +203,17 @@ class KernelBody:
         def at_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
             sched = isl.Map.from_union_map(build.get_schedule())
             element = isl.PwMultiAff.from_map(sched.reverse())
-            subs = [c_expr(build.expr_from_pw_aff(element.get_pw_aff(k))) for k in range(element.dim(isl.dim_type.out))]
-            local = self._buffer_access(group, subs)
+            dims = [element.get_pw_aff(k) for k in range(element.dim(isl.dim_type.out))]
+            subs = [c_expr(build.expr_from_pw_aff(pa)) for pa in dims]
+            local = group.name + "".join(f"[{c_expr(build.expr_from_pw_aff(_local_index(pa, dim)))}]"
+                                         for pa, dim in zip(dims, group.box))
             glob = linearized(group.array, subs, self.extents[group.array])
             key = f"copy{len(texts)}"
             texts[key] = f"{local} = {glob};" if to_buffer else f"{glob} = {local};"
             return node.set_annotation(isl.Id(key, context=self.ctx))
 
-        root, _ = self._ast(schedule, depth, at_domain)
+        unroll = group.placement == "private" or self.unroll_copy_shared
+        root, _ = self._ast(schedule, depth, at_domain, unroll=group.rank if unroll else 0)
         return AstPrinter(texts).lines(root, indent)
 
     def _spread_over_threads(self, group: ArrayGroup, elements: isl.Set) -> isl.Set:
@@ -244,6 +250,24 @@ class _Printer(AstPrinter):
         if node.get_type() == isl.ast_node_type.user:
             return self.inner(node.get_annotation().get_name(), indent)
         return super().lines(node, indent)
+
+
+def _local_index(element: isl.PwAff, dim) -> isl.PwAff:
+    """The position of an element in a buffer: (e - offset) / stride - lower, as isl sees it
+    (so that with unrolled loops it prints as a constant)."""
+    n = element.dim(isl.dim_type.in_)
+
+    def lifted(pa: isl.PwAff) -> isl.PwAff:
+        pa = pa.align_params(element.get_space()).add_dims(isl.dim_type.in_, n)
+        if element.get_space().has_tuple_id(isl.dim_type.in_):
+            pa = pa.set_tuple_id(isl.dim_type.in_, element.get_space().get_tuple_id(isl.dim_type.in_))
+        return pa
+
+    element = element.align_params(dim.lower.get_space())
+    position = element
+    if dim.stride > 1:
+        position = element.sub(lifted(dim.offset)).scale_down_val(isl.Val(dim.stride, element.get_ctx())).floor()
+    return position.sub(lifted(dim.lower)).coalesce()
 
 
 def _dims(group: ArrayGroup) -> str:

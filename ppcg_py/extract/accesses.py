@@ -48,7 +48,7 @@ def statement_accesses(stmt: c_ast.Node, kind_of) -> list[RawAccess]:
     if isinstance(stmt, c_ast.UnaryOp) and stmt.op in ("p++", "p--", "++", "--"):
         return _lvalue(stmt.expr, kind_of, read_too=True)
     if isinstance(stmt, c_ast.FuncCall):
-        raise CompileError.at(stmt.coord, f"call to '{_callee(stmt)}' as a statement "
+        raise CompileError.at(stmt.coord, f"{_call_words(stmt)} as a statement "
                               "(only assignments are allowed in a SCoP)")
     raise CompileError.at(getattr(stmt, "coord", None),
                           f"unsupported statement in SCoP ({_describe_kind(stmt)})")
@@ -96,7 +96,7 @@ def _reads(node: c_ast.Node | None, kind_of, *, subscript: bool = False) -> list
     if isinstance(node, c_ast.FuncCall):
         name = _callee(node)
         if name not in PURE_FUNCTIONS and not (subscript and name in AFFINE_CALLS):
-            raise CompileError.at(node.coord, f"call to '{name}', which may have side effects "
+            raise CompileError.at(node.coord, f"{_call_words(node)}, which may have side effects "
                                   "(only pure math functions are allowed in a SCoP)")
         args = node.args.exprs if node.args else []
         return [a for arg in args for a in _reads(arg, kind_of, subscript=subscript)]
@@ -136,12 +136,19 @@ def _array_ref(node: c_ast.ArrayRef, kind_of) -> tuple[str, tuple[c_ast.Node, ..
 
 
 def _callee(node: c_ast.FuncCall) -> str:
-    return node.name.name if isinstance(node.name, c_ast.ID) else "<expression>"
+    return node.name.name if isinstance(node.name, c_ast.ID) else ""
+
+
+def _call_words(node: c_ast.FuncCall) -> str:
+    name = _callee(node)
+    return f"call to '{name}'" if name else "call through a function pointer"
 
 
 def _describe_kind(node: c_ast.Node) -> str:
     names = {"StructRef": "struct member access", "FuncCall": "function call",
              "Return": "return", "Break": "break", "Continue": "continue", "Goto": "goto",
              "While": "while loop", "DoWhile": "do-while loop", "Switch": "switch",
-             "Label": "label", "Decl": "declaration", "Compound": "block"}
+             "Label": "label", "Decl": "declaration", "Compound": "block",
+             "ExprList": "comma operator", "CompoundLiteral": "compound literal",
+             "InitList": "initialiser list"}
     return names.get(type(node).__name__, type(node).__name__)

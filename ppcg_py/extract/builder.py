@@ -137,6 +137,9 @@ class ScopBuilder:
                 raise CompileError(f"--ctx: '{text}' must constrain parameters only, e.g. '[n] -> {{ : n >= 32 }}'")
             extra = _only_params(extra.params(), self.params)
             context = context.intersect_params(extra.align_params(context.get_space()))
+            if context.is_empty():
+                raise CompileError(f"--ctx: no parameter values satisfy '{text}'"
+                                   + (" and --assume-non-negative-parameters" if assume_nonneg else ""))
         return context
 
     def kind_of(self, env: _Env, name: str) -> str | None:
@@ -357,7 +360,10 @@ def _bounded(domain: isl.Set, depth: int) -> bool:
     """Whether the iterator at `depth` is bounded for fixed outer values."""
     if domain.is_empty():
         return True
-    return not (domain.dim_max(depth).involves_nan() or domain.dim_min(depth).involves_nan())
+    try:
+        return not (domain.dim_max(depth).involves_nan() or domain.dim_min(depth).involves_nan())
+    except isl.Error:  # "unbounded optimum"
+        return False
 
 
 def _loop_schedule(domain: isl.UnionSet, depth: int, sign: int) -> isl.MultiUnionPwAff:
@@ -370,6 +376,8 @@ def _loop_schedule(domain: isl.UnionSet, depth: int, sign: int) -> isl.MultiUnio
             pa = pa.neg()
         part = pa.to_union_pw_aff()
         upa = part if upa is None else upa.union_add(part)
+    if upa is None:  # the loop never runs: an empty schedule over an empty domain
+        upa = isl.UnionPwAff.empty(domain.get_space())
     return isl.MultiUnionPwAff.from_union_pw_aff(upa)
 
 

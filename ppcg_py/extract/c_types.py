@@ -53,7 +53,8 @@ def resolve(node: c_ast.Node, typedefs: dict[str, c_ast.Node]) -> VarType:
             node = node.type
         elif isinstance(node, c_ast.PtrDecl):
             if dims:
-                raise TypeError_("array of pointers")
+                raise TypeError_("pointer to pointer or array of pointers: "
+                                 "use a multi-dimensional array")
             dims.append(None)
             node = node.type
         elif isinstance(node, c_ast.TypeDecl):

@@ -59,14 +59,17 @@ def strip_system_headers(text: str) -> str:
     for line in text.splitlines():
         marker = _LINEMARKER.match(line)
         if marker:
-            if in_system:
-                out.extend(_typedefs_only("\n".join(section)))
-                section = []
             name, flags = marker.group(1), marker.group(2).split()
             if "1" in flags and "3" in flags:
                 system_files.add(name)
-            # a system macro expanded in user code is marked "3" but names the user's file
-            in_system = "3" in flags and name in system_files
+            # A system macro expanded in user code is marked "3" but names the user's
+            # file; a command-line macro (-D__builtin_va_list=int) expanded in a system
+            # header is marked with no flag but names the header: the file decides.
+            now_system = name in system_files
+            if in_system and not now_system:
+                out.extend(_typedefs_only("\n".join(section)))
+                section = []
+            in_system = now_system
             out.append(line)
         elif in_system:
             section.append(line)
@@ -110,6 +113,10 @@ def parse(text: str, path: str) -> c_ast.FileAST:
     try:
         return parser.parse(text, filename=path)
     except c_parser.ParseError as exc:
+        if "At end of input" in str(exc):
+            line, col = _end_of(path)
+            raise CompileError("syntax error at end of input (a '}' or ')' is missing?)",
+                               path, line, col) from None
         msg = _locate(parser, str(exc))
         m = re.match(r"^(.*?):(\d+):(\d+): (.*)$", msg)
         if m:
@@ -120,6 +127,13 @@ def parse(text: str, path: str) -> c_ast.FileAST:
         if m:
             return _raise(CompileError(m.group(3), m.group(1), int(m.group(2)), 1))
         raise CompileError(f"syntax error: {msg}", path) from None
+
+
+def _end_of(path: str) -> tuple[int, int]:
+    """Line and column just after the last character of a file."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        lines = handle.read().rstrip().splitlines() or [""]
+    return len(lines), len(lines[-1]) + 1
 
 
 def _locate(parser: c_parser.CParser, msg: str) -> str:

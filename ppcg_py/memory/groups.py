@@ -47,6 +47,10 @@ class ArrayGroup:
     reason: str = ""              # why this placement (for --report)
 
     @property
+    def rank(self) -> int:
+        return len(self.box)
+
+    @property
     def shape(self) -> tuple[int, ...]:
         return tuple(d.extent for d in self.box)
 
