@@ -35,6 +35,7 @@ class KernelBody:
         self.statements = {s.name: s for s in scop.statements}
         self.levels = sorted({g.level for g in memory.groups if g.placement != "global"} | {kernel.depth})
         self.param_context = self._id_context()
+        self._level_lines: dict[int, list[str]] = {}
 
     # -- structure --------------------------------------------------------
     def lines(self, indent: str = "  ") -> list[str]:
@@ -45,6 +46,13 @@ class KernelBody:
         return decls + ([""] if decls else []) + self._level(self.kernel.host_depth, indent)
 
     def _level(self, depth: int, indent: str) -> list[str]:
+        """The code inside the outer loops [0, depth) (isl may need it at several leaves)."""
+        if depth not in self._level_lines:
+            self._level_lines[depth] = self._level_code(depth)
+        return [indent + line if line else line for line in self._level_lines[depth]]
+
+    def _level_code(self, depth: int) -> list[str]:
+        indent = ""
         here = [g for g in self.memory.groups if g.placement != "global" and g.level == depth]
         shared = [g for g in here if g.placement == "shared"]
         deeper = [d for d in self.levels if d > depth]
@@ -130,6 +138,7 @@ class KernelBody:
         the first `unroll` schedule dimensions are unrolled."""
         guard = CallbackGuard()
         context = self._context_at(first_iterator)
+        schedule = _simplified(schedule, context)
         build = isl.AstBuild.from_context(context)
         if unroll and not schedule.is_empty():
             n = _maps(schedule)[0].dim(isl.dim_type.out)
@@ -250,6 +259,18 @@ class _Printer(AstPrinter):
         if node.get_type() == isl.ast_node_type.user:
             return self.inner(node.get_annotation().get_name(), indent)
         return super().lines(node, indent)
+
+
+def _simplified(schedule: isl.UnionMap, context: isl.Set) -> isl.UnionMap:
+    """Fewer existentials for isl's AST generator: equalities made explicit
+    (a point value is `i - 32*c0` once c0 is known), what the context implies dropped."""
+    result = None
+    for m in _maps(schedule):
+        params = context.align_params(m.get_space()).params()
+        part = isl.UnionMap.from_map(m.align_params(params.get_space()).intersect_params(params)
+                                     .detect_equalities().gist_params(params).coalesce())
+        result = part if result is None else result.union(part)
+    return result if result is not None else schedule
 
 
 def _local_index(element: isl.PwAff, dim) -> isl.PwAff:
