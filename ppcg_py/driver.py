@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from .codegen import GeneratedFiles, generate
 from .diagnostics import CompileError
-from .extract import extract_scops
+from .extract import extract_program
 from .isl_context import new_context
 from .memory import plan_memory
 from .options import Options
@@ -24,8 +24,9 @@ def compile_source(path: str, options: Options) -> GeneratedFiles:
                       outer_coincidence=options.outer_coincidence,
                       max_coefficient=options.max_coefficient, feautrier=options.feautrier)
     with _stage("extract", options):
-        scops = extract_scops(path, ctx, include_dirs=options.include_dirs, defines=options.defines,
-                              context=options.context, assume_nonneg=options.assume_nonneg)
+        program = extract_program(path, ctx, include_dirs=options.include_dirs, defines=options.defines,
+                                  context=options.context, assume_nonneg=options.assume_nonneg)
+    scops = program.scops
     if not scops:
         print(f"{path}: warning: no #pragma scop region found; the host file is a copy of the input",
               file=sys.stderr)
@@ -43,7 +44,7 @@ def compile_source(path: str, options: Options) -> GeneratedFiles:
     if options.verbose:
         _report(plans)
     with _stage("codegen", options):
-        return generate(path, _read(path), plans, options)
+        return generate(path, _read(path), plans, options, host_in_c=program.vla_parameters)
 
 
 def write_outputs(files: GeneratedFiles, output_dir: str) -> list[str]:

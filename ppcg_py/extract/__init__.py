@@ -1,6 +1,8 @@
 """extract: C source -> polyhedral model of each SCoP (`Scop`)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import islpy as isl
 
 from .builder import ScopBuilder
@@ -8,15 +10,30 @@ from .c_types import collect_typedefs
 from .model import Access, Array, Scop, Statement
 from .preprocess import parse, preprocess
 from .regions import find_regions
+from .vla import has_vla_parameters
 
-__all__ = ["Access", "Array", "Scop", "Statement", "extract_scops"]
+__all__ = ["Access", "Array", "Program", "Scop", "Statement", "extract_program", "extract_scops"]
 
 
-def extract_scops(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...] = (),
-                  defines: tuple[str, ...] = (), context: str | None = None,
-                  assume_nonneg: bool = False) -> list[Scop]:
+@dataclass(frozen=True)
+class Program:
+    """What extraction learns of a file: its SCoPs, and whether its host code must stay C."""
+
+    scops: tuple[Scop, ...]
+    vla_parameters: bool
+
+
+def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...] = (),
+                    defines: tuple[str, ...] = (), context: str | None = None,
+                    assume_nonneg: bool = False) -> Program:
     """Every SCoP of `path`, in source order."""
     ast = parse(preprocess(path, include_dirs, defines), path)
     typedefs = collect_typedefs(ast)
-    return [ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg).build()
-            for region in find_regions(ast, path)]
+    scops = tuple(ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg).build()
+                  for region in find_regions(ast, path))
+    return Program(scops, has_vla_parameters(ast))
+
+
+def extract_scops(path: str, ctx: isl.Context, **kwargs) -> list[Scop]:
+    """Every SCoP of `path`, in source order."""
+    return list(extract_program(path, ctx, **kwargs).scops)

@@ -96,13 +96,16 @@ def build_emulated(
     cflags: Iterable[str] = (),
     source_dir: str | Path | None = None,
     timeout: float = 600,
+    plain_c_sources: Iterable[str | Path] = (),
 ) -> None:
     """Compile CUDA files plus C sources (as C++, like nvcc would) into a CPU program.
 
     The emulation's include dir comes first, so `<cuda_runtime.h>` and `<cuda.h>`
     resolve to it; then the dirs of the .cu files (for their headers), then
     `include_dirs`.  Rewritten sources go to `source_dir` (kept) or a temporary
-    dir.  Raises BuildError with g++'s messages.
+    dir.  `plain_c_sources` are compiled as C by gcc (a host file that stays C, with
+    variable-length array parameters C++ rejects).  Raises BuildError with the
+    compiler's messages.
     """
     cu_paths = [Path(f).resolve() for f in cu_files]
     flags = (*CXXFLAGS, *cflags)
@@ -111,6 +114,12 @@ def build_emulated(
         src_dir = Path(source_dir) if source_dir is not None else Path(tmp)
         src_dir.mkdir(parents=True, exist_ok=True)
         sources = [_emulation_source(f, src_dir, header) for f in cu_paths]
+        objects = []
+        for k, c_file in enumerate(plain_c_sources):
+            obj = src_dir / f"plain{k}.o"
+            run_tool(["gcc", "-std=gnu99", "-O1", *preprocessor_flags(include_dirs, defines),
+                      "-c", c_file, "-o", obj], timeout=timeout)
+            objects.append(obj)
         cu_dirs = dict.fromkeys(f.parent for f in cu_paths)
         command = [
             CXX,
@@ -122,6 +131,7 @@ def build_emulated(
             *c_sources,
             "-x",
             "none",
+            *objects,
             "-o",
             out_exe,
             "-lm",

@@ -123,8 +123,14 @@ def data_type_from_defines(defines: tuple[str, ...] | list[str]) -> str:
 
 
 def generated_files(source: Path, out_dir: Path) -> tuple[Path, Path]:
-    """The host and kernel files the compiler writes for `source` (the header is beside them)."""
-    return out_dir / f"{source.stem}_host.cu", out_dir / f"{source.stem}_kernel.cu"
+    """The host and kernel files the compiler writes for `source` (the header is beside them).
+
+    The host file is `_host.c` (plain C, for gcc) when the input must stay C, e.g.
+    for variable-length array parameters, which C++ rejects; otherwise `_host.cu`.
+    """
+    c_host = out_dir / f"{source.stem}_host.c"
+    host = c_host if c_host.exists() else out_dir / f"{source.stem}_host.cu"
+    return host, out_dir / f"{source.stem}_kernel.cu"
 
 
 def run_ppcg(cfg: VerifyConfig, out_dir: Path) -> subprocess.CompletedProcess[str]:
@@ -240,7 +246,8 @@ def verify(
     if not host.exists():
         steps.fail("ppcg", f"exited 0 but wrote no {host.name}")
         return report()
-    cu_files = [host, kernel] if kernel.exists() else [host]
+    host_is_c = host.suffix == ".c"
+    cu_files = [kernel] if host_is_c else ([host, kernel] if kernel.exists() else [host])
 
     if cfg.use_nvcc or (cfg.use_nvcc is None and nvcc_available()):
         try:
@@ -249,7 +256,7 @@ def verify(
                     cu_files,
                     include_dirs=cfg.include_dirs,
                     defines=cfg.all_defines,
-                    device_only=[kernel],
+                    device_only=[] if host_is_c else [kernel],
                 )
         except BuildError as exc:
             steps.fail("nvcc", exc.stderr)
@@ -261,6 +268,7 @@ def verify(
                 cu_files,
                 emulated,
                 c_sources=cfg.extra_c_sources,
+                plain_c_sources=[host] if host_is_c else [],
                 include_dirs=cfg.include_dirs,
                 defines=cfg.all_defines,
                 source_dir=workdir / "emulated-src",
