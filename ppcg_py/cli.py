@@ -52,6 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ctx", default=None, help="constraints on the parameters, e.g. '[n] -> { : n >= 32 }'")
     p.add_argument("--assume-non-negative-parameters", action="store_true")
     p.add_argument("--no-reschedule", action="store_true", help="keep the original schedule")
+    p.add_argument("--schedule-timeout", type=float, default=30.0, metavar="SECONDS",
+                   help="bound on isl's scheduler per SCoP; then the original loop order is kept [30]")
     p.add_argument("--max-shared-memory", type=_positive, default=8192)
     p.add_argument("--no-shared-memory", action="store_true")
     p.add_argument("--no-private-memory", action="store_true")
@@ -77,6 +79,7 @@ def options_from(args: argparse.Namespace) -> Options:
         include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), output_dir=output_dir,
         tile_size=args.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes, context=args.ctx,
         assume_nonneg=args.assume_non_negative_parameters, reschedule=not args.no_reschedule,
+        schedule_timeout=args.schedule_timeout,
         serialize_sccs=args.isl_schedule_serialize_sccs, whole_component=args.isl_schedule_whole_component,
         outer_coincidence=not args.no_isl_schedule_outer_coincidence,
         max_coefficient=args.isl_schedule_max_coefficient,

@@ -15,6 +15,7 @@ class Options:
     context: str | None = None                # --ctx
     assume_nonneg: bool = False
     reschedule: bool = True
+    schedule_timeout: float = 30.0            # seconds for isl's scheduler, per SCoP
     serialize_sccs: bool = False
     whole_component: bool = False
     outer_coincidence: bool = True

@@ -1,6 +1,7 @@
 """schedule: dependences, isl's scheduler, and the split into host code and kernels."""
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 
 import islpy as isl
@@ -10,7 +11,9 @@ from ..extract.model import Scop
 from ..names import Names
 from ..options import Options
 from .dependences import Dependences, compute_dependences
+from .bounded import compute_with_timeout
 from .kernels import Kernel, KernelMapper
+from .parallel import mark_coincident
 from .sizes import parse_sizes
 
 __all__ = ["Dependences", "Kernel", "ScheduledScop", "schedule_scop"]
@@ -29,16 +32,24 @@ class ScheduledScop:
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options) -> isl.Schedule:
+    """isl's schedule; the original loop order when asked, or when isl takes too long."""
     if not options.reschedule:
-        return scop.schedule
+        return mark_coincident(scop.schedule, deps.all)
     constraints = (isl.ScheduleConstraints.on_domain(scop.domain)
                    .set_context(scop.context)
                    .set_validity(deps.all).set_proximity(deps.all).set_coincidence(deps.all))
     try:
-        return constraints.compute_schedule()
+        schedule = compute_with_timeout(constraints, options.schedule_timeout)
     except isl.Error as exc:
         raise CompileError(f"isl's scheduler failed on the SCoP of '{scop.function}': {exc}",
                            scop.file, scop.start_line, 1) from None
+    if schedule is None:
+        print(f"{scop.file}:{scop.start_line}:1: warning: isl's scheduler did not finish within "
+              f"{options.schedule_timeout:g} s for the SCoP of '{scop.function}'; keeping the original "
+              "loop order (its parallel loops still run on the GPU); --schedule-timeout sets the bound",
+              file=sys.stderr)
+        return mark_coincident(scop.schedule, deps.all)
+    return schedule
 
 
 def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0) -> ScheduledScop:

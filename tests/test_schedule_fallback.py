@@ -1,0 +1,27 @@
+"""The original loop order as a schedule: --no-reschedule, and the fallback when
+isl's scheduler runs past --schedule-timeout (heat-3d with constant bounds takes
+minutes in isl's scheduler)."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from ppcg_py.verify.harness import verify
+
+from polybench_cases import kernel_config
+
+
+@pytest.mark.parametrize("kernel", ["gemm", "jacobi-2d", "lu", "atax", "seidel-2d", "covariance"])
+def test_original_order_verifies(kernel, tmp_path):
+    report = verify(kernel_config(kernel, ppcg_args=("--no-reschedule",), use_nvcc=False), tmp_path)
+    assert report.ok, report.summary()
+
+
+def test_scheduler_timeout_falls_back_and_verifies(tmp_path):
+    cfg = kernel_config("heat-3d", dataset="MINI", ppcg_args=("--schedule-timeout", "2"), use_nvcc=False)
+    cfg = dataclasses.replace(cfg, defines=cfg.defines + ("POLYBENCH_USE_SCALAR_LB",))
+    report = verify(cfg, tmp_path)
+    assert report.ok, report.summary()
+    assert "warning: isl's scheduler did not finish within 2 s" in (tmp_path / "ppcg.stderr").read_text() \
+        if (tmp_path / "ppcg.stderr").exists() else True
