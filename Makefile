@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 JOBS   ?= 2
 
-.PHONY: install demo test test-all clean
+.PHONY: install demo test test-all clean clang polybench polybench-check
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,5 +27,29 @@ test: install
 test-all: install
 	$(PY) -m pytest -q -n $(JOBS) -m ''
 
+# Debian's clang-22, for the clang/LLVM NVPTX build (python -m polybench --build clang).
+clang:
+	command -v clang++-22 >/dev/null || { apt-get update && apt-get install -y clang-22; }
+
+# All 30 PolyBench kernels at MINI in the CPU emulation of CUDA, forward and reverse
+# thread order, against gcc (no nvcc: the emulation check); ends in "N passed, M failed".
+polybench-check: install
+	$(PY) -m polybench --kernels all --dataset MINI --build none --repeat 1 --no-plot \
+	  --jobs $(JOBS) --out out/polybench-check
+
+# The experiment: table and speedup plot in out/polybench-DATE (the plot needs matplotlib).
+# Options go in POLYBENCH_ARGS, e.g. make polybench POLYBENCH_ARGS="--dataset SMALL".
+polybench: install
+	$(PY) -m polybench $(POLYBENCH_ARGS)
+
 clean:
 	rm -rf out .pytest_cache
+
+# Differential fuzzing: FUZZ_COUNT random SCoP programs (default 1000) with random options,
+# each verified against gcc in the CPU emulation (nvcc every 25th); a summary at the end.
+# Failures are shrunk and saved in tests/regressions/ (replayed by make test).
+FUZZ_COUNT ?= 1000
+FUZZ_SEED  ?= 1
+.PHONY: fuzz
+fuzz: install
+	cd tests && $(abspath $(PY)) -m fuzz --count $(FUZZ_COUNT) --seed $(FUZZ_SEED) --jobs $(JOBS) --save
