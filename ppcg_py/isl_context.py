@@ -58,3 +58,21 @@ def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
     result: list[isl.Set] = []
     uset.foreach_set(result.append)
     return result
+
+
+def within_operations(ctx: isl.Context, limit: int, compute: Callable[[], Any]) -> Any:
+    """`compute()`, or None when isl needs more than `limit` operations for it.
+
+    For optional refinements (a better box, a simpler guard) whose exact answer
+    can take isl minutes on sets with many existentials: giving up costs only
+    quality, never correctness.
+    """
+    ctx.reset_operations()
+    ctx.set_max_operations(limit)
+    try:
+        return compute()
+    except isl.Error:
+        return None
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()

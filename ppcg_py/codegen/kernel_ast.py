@@ -138,7 +138,7 @@ class KernelBody:
         the first `unroll` schedule dimensions are unrolled."""
         guard = CallbackGuard()
         context = self._context_at(first_iterator)
-        schedule = _simplified(schedule, context)
+        schedule = _simplified(schedule)
         build = isl.AstBuild.from_context(context)
         if unroll and not schedule.is_empty():
             n = _maps(schedule)[0].dim(isl.dim_type.out)
@@ -261,14 +261,14 @@ class _Printer(AstPrinter):
         return super().lines(node, indent)
 
 
-def _simplified(schedule: isl.UnionMap, context: isl.Set) -> isl.UnionMap:
+def _simplified(schedule: isl.UnionMap) -> isl.UnionMap:
     """Fewer existentials for isl's AST generator: equalities made explicit
-    (a point value is `i - 32*c0` once c0 is known), what the context implies dropped."""
+    (a point value is `i - 32*c0` once c0 is known).  Nothing is gisted against the
+    build context here: that context holds only where the generated code runs, and
+    gisting against it once silently dropped guards (PolyBench lu)."""
     result = None
     for m in _maps(schedule):
-        params = context.align_params(m.get_space()).params()
-        part = isl.UnionMap.from_map(m.align_params(params.get_space()).intersect_params(params)
-                                     .detect_equalities().gist_params(params).coalesce())
+        part = isl.UnionMap.from_map(m.detect_equalities().coalesce())
         result = part if result is None else result.union(part)
     return result if result is not None else schedule
 

@@ -14,6 +14,10 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from ..isl_context import within_operations
+
+_MIN_OPERATIONS = 100_000
+
 
 @dataclass(frozen=True)
 class BoxDim:
@@ -89,8 +93,10 @@ def _candidates(column: isl.Set) -> list[isl.Aff]:
             found.append(constraint.get_bound(isl.dim_type.set, 0).ceil())
         elif constraint.is_equality() and not constraint.get_coefficient_val(isl.dim_type.set, 0).is_zero():
             found.append(constraint.get_bound(isl.dim_type.set, 0).ceil())
-    minimum = column.dim_min(0)
-    if minimum.n_piece() == 1:
+    # the exact minimum is a parametric ILP: cheap on tiles, minutes on sets with
+    # many existentials (modulo guards under a wrapped grid); then go without it
+    minimum = within_operations(column.get_ctx(), _MIN_OPERATIONS, lambda: column.dim_min(0))
+    if minimum is not None and minimum.n_piece() == 1:
         pieces = minimum.get_pieces()
         aff = pieces[0][1]
         found.append(aff.add_dims(isl.dim_type.in_, 1))

@@ -11,8 +11,10 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import sets_of
+from ..isl_context import sets_of, within_operations
 from ..extract.model import Array, Scop
+
+_BOUND_OPERATIONS = 200_000
 
 
 @dataclass(frozen=True)
@@ -90,13 +92,24 @@ def _outer_box(elements: isl.Set, extent: isl.Set) -> isl.Set:
     extent = extent.align_params(elements.get_space())
     box = extent
     for k in range(min(2, extent.dim(isl.dim_type.set))):
-        low, high = elements.dim_min(k), elements.dim_max(k)
+        low, high = _range_of(elements, extent, k)
         var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(extent.get_space()), isl.dim_type.set, k)
         n = extent.dim(isl.dim_type.set)
         low = low.add_dims(isl.dim_type.in_, n).set_tuple_id(isl.dim_type.in_, extent.get_tuple_id())
         high = high.add_dims(isl.dim_type.in_, n).set_tuple_id(isl.dim_type.in_, extent.get_tuple_id())
         box = box.intersect(var.ge_set(low)).intersect(var.le_set(high))
     return box.coalesce()
+
+
+def _range_of(elements: isl.Set, extent: isl.Set, k: int) -> tuple[isl.PwAff, isl.PwAff]:
+    """Bounds on dimension k of `elements`: exact when isl finds them quickly, else
+    those of the div-free hull (wider, so the transfers cover more: still correct)."""
+    exact = within_operations(elements.get_ctx(), _BOUND_OPERATIONS,
+                              lambda: (elements.dim_min(k), elements.dim_max(k)))
+    if exact is not None:
+        return exact
+    hull = isl.Set.from_basic_set(elements.remove_divs().simple_hull()).intersect(extent)
+    return hull.dim_min(k), hull.dim_max(k)
 
 
 def _bounds(box: isl.Set, rank: int) -> tuple[tuple[isl.PwAff, isl.PwAff], ...]:
