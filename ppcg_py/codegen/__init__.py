@@ -1,6 +1,7 @@
 """codegen: CUDA host and kernel source from the isl AST, through Jinja templates."""
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -44,6 +45,7 @@ class _KernelText:
     parameters: str
     id_lines: list[str]
     body: list[str]
+    max_threads: int   # threads per block: __launch_bounds__ keeps nvcc's register use launchable
 
 
 def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan]],
@@ -222,7 +224,8 @@ def _kernel_text(launch: Launch, args: list[_Argument], body: list[str]) -> _Ker
         pairs = [f"{t} = threadIdx.{axes[len(kernel.thread_ids) - 1 - k]}" for k, t in enumerate(kernel.thread_ids)]
         id_lines.append("int " + ", ".join(pairs) + ";")
     parameters = ", ".join(a.declaration for a in args) or "void"
-    return _KernelText(kernel.name, parameters, id_lines, body)
+    max_threads = math.prod(kernel.sizes.block[:len(kernel.thread_ids)])
+    return _KernelText(kernel.name, parameters, id_lines, body, max_threads)
 
 
 def _launch_lines(launch: Launch, args: list[_Argument], device_prefix: str, at: str) -> list[str]:
