@@ -7,6 +7,9 @@ domains, access relations and the original schedule as an isl schedule tree
 """
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import islpy as isl
@@ -17,7 +20,7 @@ from ..isl_context import sets_of
 from .accesses import RawAccess, statement_accesses
 from .affine import AffineSpace
 from .c_math import arithmetic_kind, use_float_math
-from .c_types import TypeError_, VarType, resolve
+from .c_types import TypeError_, VarType, resolve, resolve_casts
 from .locals import expand, unshifted_access
 from .model import Access, Array, Scop, Statement
 from .normalize import normalize
@@ -56,11 +59,24 @@ class ScopBuilder:
             _scan(item, iterators, set(), [])
         normal = normalize(region.items, set(region.symbols) | iterators)
         self.items, self.locals = normal.items, normal.locals
-        for name, local in self.locals.items():
-            self.types[name] = self._resolve(name, local.decl)
-        self.kinds = self._classify()
-        self.params = tuple(n for n in self._first_use_order() if self.kinds.get(n) == "param")
-        self.context = self._context(context, assume_nonneg)
+        with self.source_names():
+            for name, local in self.locals.items():
+                self.types[name] = self._resolve(name, local.decl)
+            self.kinds = self._classify()
+            self.params = tuple(n for n in self._first_use_order() if self.kinds.get(n) == "param")
+            self.context = self._context(context, assume_nonneg)
+
+    @contextmanager
+    def source_names(self) -> Iterator[None]:
+        """Errors name a local as the user wrote it (`t`), not by its unique name (`t_1`)."""
+        renamed = sorted(((u, l.source_name) for u, l in self.locals.items() if u != l.source_name),
+                         key=lambda pair: -len(pair[0]))
+        try:
+            yield
+        except CompileError as err:
+            for unique, source in renamed:
+                err.message = re.sub(rf"\b{re.escape(unique)}\b", source, err.message)
+            raise
 
     # -- classification ---------------------------------------------------
     def _type(self, name: str, coord) -> VarType | None:
@@ -152,6 +168,10 @@ class ScopBuilder:
 
     # -- walk -------------------------------------------------------------
     def build(self) -> Scop:
+        with self.source_names():
+            return self._build()
+
+    def _build(self) -> Scop:
         space = AffineSpace(self.ctx, (), self.params, describe)
         env = _Env((), space.universe.intersect_params(self.context), space, ())
         schedule = self._block(self.items, env)
@@ -241,6 +261,7 @@ class ScopBuilder:
         name = f"S_{len(self.statements)}"
         domain = env.domain.set_tuple_name(name)
         accesses = tuple(self._access(a, env, domain) for a in raw)
+        resolve_casts(node, self.typedefs)
         use_float_math(node, lambda n: self._arithmetic_kind(env, n), self._cast_kind)
         coord = node.coord
         self.statements.append(Statement(name, domain, env.iterators, accesses, node,

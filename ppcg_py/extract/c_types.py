@@ -83,3 +83,25 @@ def declared_symbols(decls: list[c_ast.Node]) -> dict[str, c_ast.Decl]:
         if isinstance(decl, c_ast.Decl) and decl.name and not isinstance(decl.type, c_ast.FuncDecl):
             table[decl.name] = decl
     return table
+
+
+def resolve_casts(node: c_ast.Node, typedefs: dict[str, c_ast.Node]) -> None:
+    """Replace, in place, typedef names in the casts of a statement by their base type.
+
+    Kernels are printed without the user's typedefs (see the module docstring), so
+    `(real) x` must reach them as `(float) x`.
+    """
+    for _, child in node.children():
+        resolve_casts(child, typedefs)
+    if not isinstance(node, c_ast.Cast):
+        return
+    decl = node.to_type.type
+    if isinstance(decl, c_ast.TypeDecl) and isinstance(decl.type, c_ast.IdentifierType):
+        names = decl.type.names
+        if len(names) == 1 and names[0] in typedefs:
+            try:
+                vt = resolve(decl, typedefs)
+            except TypeError_:
+                return
+            if not vt.dims:
+                decl.type = c_ast.IdentifierType(vt.base.split(), decl.type.coord)

@@ -18,7 +18,7 @@ from dataclasses import replace
 import islpy as isl
 
 from .c_types import VarType
-from .model import Access, Array, Statement
+from .model import Array, Statement
 from .normalize import Local
 
 

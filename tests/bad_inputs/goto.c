@@ -1,0 +1,13 @@
+// expect: 8:5: unsupported statement in SCoP (goto)
+#include <math.h>
+void f(int n, int m, double A[100][100], double B[100], double x)
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    B[i] = 0.0;
+    goto done;
+  }
+done:
+  B[0] = 1.0;
+#pragma endscop
+}

@@ -1,0 +1,11 @@
+// expect: 8:5: loop iterator 'i' is written inside its loop
+#include <math.h>
+void f(int n, int m, double A[100][100], double B[100], double x)
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    B[i] = 0.0;
+    i++;
+  }
+#pragma endscop
+}

@@ -1,0 +1,11 @@
+// expect: 8:7: non-affine array subscript: 'i' ('i' is not a loop iterator or parameter)
+#include <math.h>
+void f(int n, double B[100])
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    int i = 3;
+    B[i] = 1.0;
+  }
+#pragma endscop
+}

@@ -1,0 +1,10 @@
+// expect: 6:9: nested #pragma scop
+#include <math.h>
+void f(int n, int m, double A[100][100], double B[100], double x)
+{
+#pragma scop
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i] = 0.0;
+#pragma endscop
+}

@@ -1,0 +1,10 @@
+// args: --max-shared-memory -1
+// expect: option: --max-shared-memory: expected a positive integer
+#include <math.h>
+void f(int n, double B[100])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i] = 0.0;
+#pragma endscop
+}

@@ -1,0 +1,10 @@
+// args: --tile-sizes 0
+// expect: option: --tile-sizes: tile sizes must be positive integers
+#include <math.h>
+void f(int n, double B[100])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i] = 0.0;
+#pragma endscop
+}

@@ -1,0 +1,11 @@
+// expect: 7:9: #pragma scop inside a SCoP's statement
+#include <math.h>
+void f(int n, int m, double A[100][100], double B[100], double x)
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+#pragma scop
+    B[i] = 0.0;
+  }
+#pragma endscop
+}

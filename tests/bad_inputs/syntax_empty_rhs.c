@@ -1,0 +1,9 @@
+// expect: 7:12: syntax error
+#include <math.h>
+void f(int n, int m, double A[100][100], double B[100], double x)
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i] = ;
+#pragma endscop
+}

@@ -1,0 +1,9 @@
+// expect: 7:5: 'B' has 1 dimensions but is accessed with 2 subscripts
+#include <math.h>
+void f(int n, int m, double A[100][100], double B[100], double x)
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i][i] = 0.0;
+#pragma endscop
+}

@@ -1,0 +1,386 @@
+"""Random static-control programs.
+
+`generate(seed)` is deterministic in its seed. The shapes aim at what breaks
+polyhedral compilers: imperfect nests 1-4 deep, triangular, skewed and min/max
+bounds, decreasing and strided loops, affine and modulo conditions, stencil
+reads next to the written element, reductions into arrays and scalars, several
+arrays of mixed element types, temporaries declared inside the SCoP, chained
+assignments, casts and math functions, two SCoPs in one function or in two.
+
+Values stay bounded so that a program never depends on overflow: integer
+assignments are reduced modulo 1009, integer multiplications use small
+constants; floating-point right-hand sides are mostly convex combinations.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+
+from .interp import TooManyInstances, footprint
+from .program import (
+    Arith,
+    ArrayDecl,
+    Assign,
+    Bin,
+    Call,
+    CastTo,
+    Cmp,
+    Cond,
+    Const,
+    DExpr,
+    IExpr,
+    If,
+    Index,
+    Local,
+    Logic,
+    Loop,
+    MinMax,
+    Node,
+    Not,
+    Num,
+    Program,
+    Ref,
+    ScalarDecl,
+    Select,
+    Var,
+)
+
+PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43)
+ITERATORS = ("i", "j", "k", "l")
+TRICKY = ("c0", "t0", "b0", "dev_A", "c1")
+INSTANCE_BUDGET = 12_000
+TYPE_WEIGHTS = (("double", 45), ("float", 30), ("int", 25))
+COEFFICIENTS = (0.5, 0.25, 0.125, 0.375, 0.75, 0.3, 0.2)
+
+
+@dataclass(frozen=True)
+class Features:
+    """Language features the generator may use (turned off to isolate a bug:
+    `python -m fuzz --without locals`)."""
+
+    locals: bool = True
+    chains: bool = True
+    casts: bool = True
+    math: bool = True
+    multi_scop: bool = True
+    tricky_names: bool = True
+
+
+@dataclass
+class _Scope:
+    iterators: tuple[str, ...] = ()
+    locals: tuple[tuple[str, str], ...] = ()   # (name, ctype) visible here
+    target: Ref | None = None                  # the statement's written reference
+
+
+class Generator:
+    def __init__(self, rng: random.Random, features: Features) -> None:
+        self.rng = rng
+        self.f = features
+        self.base = self._weighted(TYPE_WEIGHTS)
+        names = ["n", "m", "p"][: rng.randint(1, 3)]
+        self.params = [(n, rng.choice(PRIMES[:9])) for n in names]
+        self.arrays = self._arrays()
+        self.scalars = self._scalars()
+        self.local_count = 0
+
+    # -- helpers ----------------------------------------------------------
+    def _weighted(self, pairs):
+        total = sum(w for _, w in pairs)
+        x = self.rng.uniform(0, total)
+        for value, w in pairs:
+            x -= w
+            if x <= 0:
+                return value
+        return pairs[-1][0]
+
+    def chance(self, p: float) -> bool:
+        return self.rng.random() < p
+
+    def _arrays(self) -> list[ArrayDecl]:
+        names = ["A", "B", "C", "D"][: self.rng.randint(1, 4)]
+        if self.f.tricky_names and self.chance(0.1):
+            names[self.rng.randrange(len(names))] = self.rng.choice(TRICKY)
+        arrays = []
+        for name in names:
+            rank = self._weighted(((1, 35), (2, 45), (3, 20)))
+            ctype = self.base if self.chance(0.8) else self._weighted(TYPE_WEIGHTS)
+            arrays.append(ArrayDecl(name, ctype, rank, open_outer=self.chance(0.1)))
+        return arrays
+
+    def _scalars(self) -> list[ScalarDecl]:
+        out = [ScalarDecl("alpha", self.base if self.base != "int" else "double", 1.5, False)]
+        if self.chance(0.4):
+            out.append(ScalarDecl("beta", self.base, 0.75 if self.base != "int" else 3, False))
+        if self.chance(0.5):
+            out.append(ScalarDecl("s", self.base, 0.5 if self.base != "int" else 2, True))
+        if self.chance(0.25):
+            out.append(ScalarDecl("acc", self.base, 0.0, True))
+        return out
+
+    def two_iterators(self, its: tuple[str, ...]) -> tuple[Var, Var]:
+        """Two iterators, distinct when there are two to choose from."""
+        if len(its) == 1:
+            return Var(its[0]), Var(its[0])
+        a, b = self.rng.sample(its, 2)
+        return Var(a), Var(b)
+
+    def param(self) -> Var:
+        return Var(self.rng.choice(self.params)[0])
+
+    # -- integer expressions ----------------------------------------------
+    def lower(self, scope: _Scope) -> IExpr:
+        its = scope.iterators
+        o = Var(self.rng.choice(its)) if its else None
+        c = self.rng.randint(1, 3)
+        options: list[tuple[IExpr, int]] = [(Const(0), 8), (Const(1), 2), (Const(2), 1),
+                                            (Bin("-", self.param(), Const(c + 2)), 1)]
+        if o is not None:
+            options += [(o, 4), (Bin("+", o, Const(1)), 2),
+                        (MinMax("MAX", Const(0), Bin("-", o, Const(c))), 2),
+                        (MinMax("MAX", Const(1), Bin("-", Bin("+", o, Const(c)), self.param())), 1)]
+        return self._weighted(options)
+
+    def upper(self, scope: _Scope) -> IExpr:
+        its = scope.iterators
+        o = Var(self.rng.choice(its)) if its else None
+        p = self.param()
+        c = self.rng.randint(1, 3)
+        options: list[tuple[IExpr, int]] = [(p, 8), (Bin("-", p, Const(c)), 2), (Bin("+", p, Const(c)), 1),
+                                            (Const(self.rng.randint(3, 9)), 1),
+                                            (Bin("/", Bin("+", p, Const(c)), Const(2)), 1)]
+        if o is not None:
+            options += [(o, 3), (Bin("+", o, Const(c)), 2), (MinMax("MIN", p, Bin("+", o, Const(c))), 2),
+                        (Bin("+", o, p), 1), (Bin("-", Bin("+", p, self.param()), o), 1),
+                        (Bin("*", Const(2), o), 1), (MinMax("MAX", o, Bin("-", p, Const(c))), 1)]
+        return self._weighted(options)
+
+    def subscript(self, scope: _Scope, plain: bool) -> IExpr:
+        its = scope.iterators
+        if not its:
+            return Const(self.rng.randint(0, 3))
+        v = Var(self.rng.choice(its))
+        if plain:
+            return v
+        v, w = self.two_iterators(its)
+        c = self.rng.randint(-2, 2) or 1
+        return self._weighted(((v, 6), (Bin("+", v, Const(c)), 4), (Bin("+", v, w), 2),
+                               (Bin("-", v, w), 1), (Bin("*", Const(2), v), 1),
+                               (Bin("/", v, Const(2)), 1), (Bin("%", v, Const(3)), 1),
+                               (Bin("-", Bin("-", self.param(), Const(1)), v), 1),
+                               (Const(self.rng.randint(0, 3)), 1)))
+
+    def condition(self, scope: _Scope) -> Cond:
+        its = scope.iterators
+        a, b = self.two_iterators(its)
+        op = self.rng.choice(("<", "<=", ">", ">=", "!=", "=="))
+        cond: Cond = self._weighted((
+            (Cmp(op, a, b), 3 if a != b else 0),
+            (Cmp(op, a, Bin("-", self.param(), Const(self.rng.randint(1, 4)))), 3),
+            (Cmp("==", Bin("%", Bin("+", a, b), Const(self.rng.randint(2, 3))), Const(0)), 2),
+            (Cmp("<=", Bin("+", a, b), self.param()), 2),
+            (Cmp(op, a, Const(self.rng.randint(1, 6))), 2)))
+        if self.chance(0.2):
+            other = Cmp(self.rng.choice(("<", ">=", "!=")), b, Const(self.rng.randint(1, 5)))
+            cond = Logic(self.rng.choice(("&&", "||")), cond, other)
+        if self.chance(0.1):
+            cond = Not(cond)
+        return cond
+
+    # -- data ---------------------------------------------------------------
+    def literal(self, ctype: str) -> Num:
+        if ctype == "int":
+            return Num(self.rng.randint(1, 7), "int")
+        kind = ctype if ctype == "double" or self.chance(0.5) else "double"
+        return Num(self.rng.choice(COEFFICIENTS), kind)
+
+    def read(self, scope: _Scope, ctype: str) -> DExpr:
+        """A leaf: an array element, a scalar, a local, an index or a literal."""
+        candidates: list[tuple[object, int]] = []
+        arrays = [a for a in self.arrays if ctype != "int" or a.ctype == "int"]
+        if arrays:
+            candidates.append(("array", 8))
+        scalars = [s for s in self.scalars if ctype != "int" or s.ctype == "int"]
+        if scalars:
+            candidates.append(("scalar", 2))
+        locs = [n for n, t in scope.locals if ctype != "int" or t == "int"]
+        if locs:
+            candidates.append(("local", 4))
+        if scope.iterators:
+            candidates.append(("index", 1))
+        candidates.append(("literal", 1))
+        kind = self._weighted(candidates)
+        if kind == "array":
+            arr = self.rng.choice(arrays)
+            t = scope.target
+            if t is not None and t.name == arr.name and self.chance(0.6):
+                subs = list(t.subs)
+                d = self.rng.randrange(len(subs))
+                subs[d] = Bin("+", subs[d], Const(self.rng.choice((-1, 1))))
+                return Ref(arr.name, tuple(subs))
+            return Ref(arr.name, tuple(self.subscript(scope, self.chance(0.5)) for _ in range(arr.rank)))
+        if kind == "scalar":
+            return Ref(self.rng.choice(scalars).name)
+        if kind == "local":
+            return Ref(self.rng.choice(locs))
+        if kind == "index":
+            return Index(self.subscript(scope, self.chance(0.5)))
+        return self.literal(ctype)
+
+    def value(self, scope: _Scope, ctype: str, depth: int = 0) -> DExpr:
+        """A bounded expression of type `ctype`."""
+        if ctype == "int":
+            terms = [self.int_term(scope, depth) for _ in range(self.rng.randint(1, 3))]
+            total = terms[0]
+            for t in terms[1:]:
+                total = Arith(self.rng.choice("+-"), total, t)
+            return total
+        terms = [self.float_term(scope, ctype, depth) for _ in range(self.rng.randint(1, 3))]
+        total = terms[0]
+        for t in terms[1:]:
+            total = Arith("+" if self.chance(0.7) else "-", total, t)
+        return total
+
+    def int_term(self, scope: _Scope, depth: int) -> DExpr:
+        leaf = self.read(scope, "int")
+        roll = self.rng.random()
+        if roll < 0.25:
+            return Arith("*", Num(self.rng.randint(2, 7), "int"), leaf)
+        if roll < 0.35:
+            return Arith("/", leaf, Num(self.rng.randint(2, 5), "int"))
+        if roll < 0.45 and depth < 1:
+            return Select(self.rng.choice(("<", ">", "==")), leaf, self.read(scope, "int"),
+                          self.read(scope, "int"), Num(self.rng.randint(0, 9), "int"))
+        return leaf
+
+    def float_term(self, scope: _Scope, ctype: str, depth: int) -> DExpr:
+        leaf = self.read(scope, ctype)
+        roll = self.rng.random()
+        if roll < 0.4:
+            return Arith("*", self.literal(ctype), leaf)
+        if roll < 0.55:
+            return Arith("*", leaf, self.read(scope, ctype))
+        if roll < 0.7 and self.f.math:
+            return self.math(leaf, ctype)
+        if roll < 0.78 and depth < 1:
+            return Select(self.rng.choice(("<", ">", "<=")), leaf, self.literal(ctype),
+                          self.value(scope, ctype, depth + 1), self.read(scope, ctype))
+        if roll < 0.84 and self.f.casts:
+            return CastTo(self.rng.choice(("float", "double")), leaf)
+        if roll < 0.88:
+            return Arith("/", leaf, Num(self.rng.choice((2.0, 4.0, 3.0)), "double"))
+        return leaf
+
+    def math(self, x: DExpr, ctype: str) -> DExpr:
+        fabs = Call("fabs", (x,))
+        options = (Call("sqrt", (fabs,)), fabs, Call("exp", (Arith("*", Num(-0.5, "double"), fabs),)),
+                   Call("pow", (x, Num(2.0, "double"))), Call("sin", (x,)), Call("cos", (x,)),
+                   Call("floor", (x,)), Call("fmax", (x, self.literal(ctype))))
+        return self.rng.choice(options)
+
+    # -- statements ---------------------------------------------------------
+    def target(self, scope: _Scope) -> Ref:
+        written = [s for s in self.scalars if s.written]
+        if written and self.chance(0.15):
+            return Ref(self.rng.choice(written).name)
+        arr = self.rng.choice(self.arrays)
+        plain = self.chance(0.7)
+        return Ref(arr.name, tuple(self.subscript(scope, plain) for _ in range(arr.rank)))
+
+    def ctype_of(self, name: str, scope: _Scope) -> str:
+        for a in self.arrays:
+            if a.name == name:
+                return a.ctype
+        for s in self.scalars:
+            if s.name == name:
+                return s.ctype
+        return dict(scope.locals)[name]
+
+    def statement(self, scope: _Scope) -> Assign:
+        target = self.target(scope)
+        ctype = self.ctype_of(target.name, scope)
+        inner = _Scope(scope.iterators, scope.locals, target)
+        rhs = self.value(inner, ctype)
+        op = self._weighted((("=", 6), ("+=", 3), ("-=", 1), ("*=", 1 if ctype != "int" else 0)))
+        if ctype == "int":
+            rhs = Arith("%", rhs, Num(1009, "int"))
+        elif op == "*=":
+            rhs = Arith("+", Num(0.5, "double"), Arith("*", Num(0.25, "double"), self.read(inner, ctype)))
+        chain = None
+        if op == "=" and self.f.chains and self.chance(0.06):
+            same = [a for a in self.arrays if a.ctype == ctype and a.name != target.name]
+            if same:
+                arr = self.rng.choice(same)
+                chain = Ref(arr.name, tuple(self.subscript(scope, True) for _ in range(arr.rank)))
+        return Assign(target, op, rhs, chain)
+
+    def block(self, scope: _Scope, depth_left: int, size: int, ifs: int = 0) -> tuple[Node, ...]:
+        items: list[Node] = []
+        if scope.iterators and self.f.locals and self.chance(0.15):
+            ctype = self.base
+            self.local_count += 1
+            name = self.rng.choice(("tmp", "t", "v")) + ("" if self.chance(0.7) else str(self.local_count))
+            if name not in {n for n, _ in scope.locals}:
+                init = self.value(scope, ctype)
+                if ctype == "int":
+                    init = Arith("%", init, Num(1009, "int"))
+                items.append(Local(ctype, name, init))
+                scope = _Scope(scope.iterators, scope.locals + ((name, ctype),))
+        for _ in range(size):
+            roll = self.rng.random()
+            if depth_left > 0 and roll < 0.45:
+                items.append(self.loop(scope, depth_left))
+            elif scope.iterators and ifs < 2 and roll < 0.58:
+                then = self.block(scope, depth_left, self.rng.randint(1, 2), ifs + 1)
+                orelse = self.block(scope, depth_left, 1, ifs + 1) if self.chance(0.35) else ()
+                items.append(If(self.condition(scope), then, orelse))
+            else:
+                items.append(self.statement(scope))
+        return tuple(items)
+
+    def loop(self, scope: _Scope, depth_left: int) -> Loop:
+        var = ITERATORS[len(scope.iterators)]
+        lo, hi = self.lower(scope), self.upper(scope)
+        step = self._weighted(((1, 14), (-1, 4), (2, 1), (-2, 1)))
+        inner = _Scope(scope.iterators + (var,), scope.locals)
+        body = self.block(inner, depth_left - 1, self.rng.randint(1, 3 if depth_left > 1 else 2))
+        return Loop(var, lo, hi, body, step, inclusive=self.chance(0.25))
+
+    def scop(self, max_depth: int) -> tuple[Node, ...]:
+        nests = self.rng.randint(1, 3)
+        return tuple(self.loop(_Scope(), self.rng.randint(1, max_depth)) for _ in range(nests))
+
+
+def _fits(program: Program) -> int | None:
+    try:
+        return footprint(program, INSTANCE_BUDGET).instances
+    except TooManyInstances:
+        return None
+
+
+def _smaller_prime(value: int) -> int:
+    below = [p for p in PRIMES if p < value]
+    return below[-1] if below else PRIMES[0]
+
+
+def generate(seed: int | str, features: Features | None = None) -> Program:
+    """A random program that runs between 1 and INSTANCE_BUDGET statement instances."""
+    features = features if features is not None else Features()
+    rng = random.Random(f"program:{seed}")
+    for _attempt in range(50):
+        gen = Generator(rng, features)
+        max_depth = gen._weighted(((1, 1), (2, 3), (3, 3), (4, 2)))
+        n_scops = 2 if features.multi_scop and gen.chance(0.15) else 1
+        scops = tuple(gen.scop(max_depth) for _ in range(n_scops))
+        program = Program(tuple(gen.params), tuple(gen.arrays), tuple(gen.scalars), scops,
+                          split_functions=n_scops > 1 and gen.chance(0.4),
+                          minmax_macros=gen.chance(0.7), iterators_in_for=gen.chance(0.7))
+        for _shrink in range(6):
+            count = _fits(program)
+            if count is not None:
+                if count > 0:
+                    return program
+                break
+            smaller = tuple((n, _smaller_prime(v)) for n, v in program.params)
+            program = replace(program, params=smaller)
+    raise RuntimeError(f"no program fits the budget for seed {seed}")

@@ -1,0 +1,53 @@
+"""Random ppcg-py option sets.
+
+Tile sizes are drawn from {2, 3, 4, 8, 16, 32} and the generator's parameter
+values are primes of at least 5, so no loop extent is a multiple of a tile size:
+partial tiles, grid wrap-around and blocks larger than the work are the rule.
+A `--ctx` is only ever one the program's actual parameter values satisfy.
+"""
+from __future__ import annotations
+
+import random
+
+from .program import Program
+
+TILE_SIZES = (2, 3, 4, 8, 16, 32)
+BLOCK_SIZES = (1, 2, 3, 4, 5, 8, 16, 32)
+GRID_SIZES = (1, 2, 3, 4, 7, 64)
+
+
+def _sizes(rng: random.Random, choices: tuple[int, ...], count: int) -> str:
+    return ",".join(str(rng.choice(choices)) for _ in range(count))
+
+
+def random_options(seed: int | str, program: Program) -> tuple[str, ...]:
+    """A deterministic random option set for one program."""
+    rng = random.Random(f"options:{seed}")
+    args: list[str] = []
+    roll = rng.random()
+    if roll < 0.3:
+        args += ["--tile-sizes", _sizes(rng, TILE_SIZES, rng.randint(1, 4))]
+    elif roll < 0.6:
+        parts = []
+        if rng.random() < 0.8:
+            parts.append(f"kernel[i] -> tile[{_sizes(rng, TILE_SIZES, rng.randint(1, 3))}]")
+        if rng.random() < 0.7:
+            parts.append(f"kernel[i] -> block[{_sizes(rng, BLOCK_SIZES, rng.randint(1, 3))}]")
+        if rng.random() < 0.6:
+            parts.append(f"kernel[i] -> grid[{_sizes(rng, GRID_SIZES, rng.randint(1, 2))}]")
+        if parts:
+            args += ["--sizes", "{ " + "; ".join(parts) + " }"]
+    elif roll < 0.7:
+        args += ["-S", str(rng.choice(TILE_SIZES))]
+    for flag, chance in (("--no-shared-memory", 0.2), ("--no-private-memory", 0.2),
+                         ("--isl-schedule-serialize-sccs", 0.2),
+                         ("--isl-schedule-whole-component", 0.05),
+                         ("--no-reschedule", 0.05),
+                         ("--assume-non-negative-parameters", 0.1)):
+        if rng.random() < chance:
+            args.append(flag)
+    if rng.random() < 0.1 and program.params:
+        name, value = rng.choice(program.params)
+        names = ", ".join(n for n, _ in program.params)
+        args += ["--ctx", f"[{names}] -> {{ : {name} >= {rng.randint(1, value)} }}"]
+    return tuple(args)

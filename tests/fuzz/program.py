@@ -1,0 +1,265 @@
+"""The model of a generated program: integer (index) expressions, data
+expressions, loops, conditions and assignments.
+
+Everything is a frozen dataclass, so the shrinker can rebuild a program by
+replacing one node and the generator's output is hashable and comparable.
+Integer expressions follow C semantics (truncating `/` and `%`), since they are
+both printed as C and evaluated by `interp`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Union
+
+# -- integer expressions (bounds, subscripts, conditions) -------------------
+
+
+@dataclass(frozen=True)
+class Var:
+    """A loop iterator or a parameter."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+
+
+@dataclass(frozen=True)
+class Bin:
+    """`a op b` with op in + - * / %; `/` and `%` only by a positive constant,
+    `*` only with one constant side (the program stays affine)."""
+
+    op: str
+    a: "IExpr"
+    b: "IExpr"
+
+
+@dataclass(frozen=True)
+class MinMax:
+    """MIN(a, b) or MAX(a, b); printed as a macro call or as a ternary."""
+
+    op: str  # "MIN" | "MAX"
+    a: "IExpr"
+    b: "IExpr"
+
+
+IExpr = Union[Var, Const, Bin, MinMax]
+
+
+@dataclass(frozen=True)
+class Cmp:
+    op: str  # < <= > >= == !=
+    a: IExpr
+    b: IExpr
+
+
+@dataclass(frozen=True)
+class Logic:
+    op: str  # && ||
+    a: "Cond"
+    b: "Cond"
+
+
+@dataclass(frozen=True)
+class Not:
+    a: "Cond"
+
+
+Cond = Union[Cmp, Logic, Not]
+
+# -- data expressions -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An array element, or a scalar when `subs` is empty."""
+
+    name: str
+    subs: tuple[IExpr, ...] = ()
+
+
+@dataclass(frozen=True)
+class Num:
+    """A literal; printed as an int, a double or a float (`0.5f`) literal."""
+
+    value: float
+    kind: str = "double"  # "int" | "double" | "float"
+
+
+@dataclass(frozen=True)
+class Index:
+    """An integer expression used as a value (`(i + 2 * j)`)."""
+
+    expr: IExpr
+
+
+@dataclass(frozen=True)
+class Arith:
+    op: str  # + - * / %   (/ and % only by a literal, % only on ints)
+    a: "DExpr"
+    b: "DExpr"
+
+
+@dataclass(frozen=True)
+class Call:
+    """A pure math function (sqrt, exp, fabs, pow, ...)."""
+
+    fn: str
+    args: tuple["DExpr", ...]
+
+
+@dataclass(frozen=True)
+class Select:
+    """`(a op b ? x : y)` on data values."""
+
+    op: str
+    a: "DExpr"
+    b: "DExpr"
+    x: "DExpr"
+    y: "DExpr"
+
+
+@dataclass(frozen=True)
+class CastTo:
+    ctype: str
+    a: "DExpr"
+
+
+DExpr = Union[Ref, Num, Index, Arith, Call, Select, CastTo]
+
+# -- statements -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Assign:
+    """`target op rhs;` -- `chain` adds `target = chain = rhs` (a chained assignment)."""
+
+    target: Ref
+    op: str  # = += -= *=
+    rhs: DExpr
+    chain: Ref | None = None
+
+
+@dataclass(frozen=True)
+class Local:
+    """`ctype name = init;` -- a scalar declared inside the SCoP (private to the
+    iteration of the enclosing loop body)."""
+
+    ctype: str
+    name: str
+    init: DExpr
+
+
+@dataclass(frozen=True)
+class Loop:
+    """for (var = lo; var < hi; var++) when step > 0, or for (var = hi - 1;
+    var >= lo; var--) when step < 0; `inclusive` prints `<= hi - 1`."""
+
+    var: str
+    lo: IExpr
+    hi: IExpr
+    body: tuple["Node", ...]
+    step: int = 1
+    inclusive: bool = False
+
+
+@dataclass(frozen=True)
+class If:
+    cond: Cond
+    then: tuple["Node", ...]
+    orelse: tuple["Node", ...] = ()
+
+
+Node = Union[Assign, Local, Loop, If]
+
+# -- the program ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ArrayDecl:
+    name: str
+    ctype: str          # double | float | int
+    rank: int
+    open_outer: bool = False  # declared `T A[][M]` in the function signature
+
+
+@dataclass(frozen=True)
+class ScalarDecl:
+    name: str
+    ctype: str
+    value: float
+    written: bool       # False: passed by value; True: a local copied out after the SCoP
+
+
+@dataclass(frozen=True)
+class Program:
+    params: tuple[tuple[str, int], ...]          # name, value passed at the call
+    arrays: tuple[ArrayDecl, ...]
+    scalars: tuple[ScalarDecl, ...]
+    scops: tuple[tuple[Node, ...], ...]          # each a #pragma scop region
+    split_functions: bool = False                # each SCoP in its own function
+    minmax_macros: bool = True                   # MIN/MAX macros, else ternaries
+    iterators_in_for: bool = True                # `for (int i = ...)` vs `int i;` first
+    function: str = "compute"
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def with_scops(self, scops: tuple[tuple[Node, ...], ...]) -> "Program":
+        return replace(self, scops=tuple(s for s in scops if s))
+
+    @property
+    def param_values(self) -> dict[str, int]:
+        return dict(self.params)
+
+
+def children(node: Node) -> list[tuple[str, tuple[Node, ...]]]:
+    """The statement lists directly inside a node (field name, list)."""
+    if isinstance(node, Loop):
+        return [("body", node.body)]
+    if isinstance(node, If):
+        return [("then", node.then), ("orelse", node.orelse)]
+    return []
+
+
+def walk_nodes(nodes: tuple[Node, ...]):
+    for node in nodes:
+        yield node
+        for _, body in children(node):
+            yield from walk_nodes(body)
+
+
+def data_refs(expr: DExpr):
+    """Every Ref inside a data expression."""
+    if isinstance(expr, Ref):
+        yield expr
+    elif isinstance(expr, Arith):
+        yield from data_refs(expr.a)
+        yield from data_refs(expr.b)
+    elif isinstance(expr, Call):
+        for arg in expr.args:
+            yield from data_refs(arg)
+    elif isinstance(expr, Select):
+        for part in (expr.a, expr.b, expr.x, expr.y):
+            yield from data_refs(part)
+    elif isinstance(expr, CastTo):
+        yield from data_refs(expr.a)
+
+
+def node_refs(node: Node):
+    """The references of one statement (target first)."""
+    if isinstance(node, Assign):
+        yield node.target
+        if node.chain is not None:
+            yield node.chain
+        yield from data_refs(node.rhs)
+    elif isinstance(node, Local):
+        yield from data_refs(node.init)
+
+
+def used_names(program: Program) -> set[str]:
+    names: set[str] = set()
+    for scop in program.scops:
+        for node in walk_nodes(scop):
+            names.update(ref.name for ref in node_refs(node))
+    return names

@@ -1,0 +1,261 @@
+"""Print a Program as a complete C file that dumps its arrays in PolyBench format.
+
+Array extents come from the program's own footprint (`interp`): a dimension
+whose smallest subscript is negative gets every subscript shifted by the same
+offset, so all accesses stay in bounds whatever the generator produced. Each
+array is initialised from a hash of its indices (deterministic, different per
+array), the SCoP function is called with the chosen parameter values, and
+every array and written scalar is dumped with all significant digits.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .interp import Footprint, footprint
+from .program import (
+    Arith,
+    Assign,
+    Bin,
+    Call,
+    CastTo,
+    Cmp,
+    Cond,
+    Const,
+    DExpr,
+    IExpr,
+    If,
+    Index,
+    Local,
+    Logic,
+    Loop,
+    MinMax,
+    Node,
+    Not,
+    Num,
+    Program,
+    Ref,
+    Select,
+    Var,
+    used_names,
+    walk_nodes,
+)
+
+DUMP_FORMAT = {"double": "%0.17g", "float": "%0.9g", "int": "%d"}
+_PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "%": 2}
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Offsets and extents of every array dimension, from the footprint."""
+
+    offsets: dict[tuple[str, int], int]
+    extents: dict[str, tuple[int, ...]]
+
+
+def layout(program: Program, fp: Footprint) -> Layout:
+    offsets: dict[tuple[str, int], int] = {}
+    extents: dict[str, tuple[int, ...]] = {}
+    for arr in program.arrays:
+        dims = []
+        for d in range(arr.rank):
+            lo, hi = fp.ranges.get((arr.name, d), (0, 0))
+            offset = -lo if lo < 0 else 0
+            offsets[(arr.name, d)] = offset
+            dims.append(hi + offset + 2)  # one spare element past the largest index
+        extents[arr.name] = tuple(dims)
+    return Layout(offsets, extents)
+
+
+class _Printer:
+    def __init__(self, program: Program, lay: Layout) -> None:
+        self.program = program
+        self.layout = lay
+
+    # -- integer expressions ----------------------------------------------
+    def iexpr(self, e: IExpr, prec: int = 0) -> str:
+        if isinstance(e, Const):
+            return str(e.value) if e.value >= 0 or prec == 0 else f"({e.value})"
+        if isinstance(e, Var):
+            return e.name
+        if isinstance(e, MinMax):
+            a, b = self.iexpr(e.a), self.iexpr(e.b)
+            if self.program.minmax_macros:
+                return f"{e.op}({a}, {b})"
+            rel = "<" if e.op == "MIN" else ">"
+            return f"(({a}) {rel} ({b}) ? ({a}) : ({b}))"
+        op = e.op
+        if op == "+" and isinstance(e.b, Const) and e.b.value < 0:
+            op, b_text = "-", str(-e.b.value)
+        else:
+            b_text = self.iexpr(e.b, _PREC[op] + 1)
+        text = f"{self.iexpr(e.a, _PREC[op])} {op} {b_text}"
+        return f"({text})" if _PREC[op] < prec else text
+
+    def cond(self, c: Cond) -> str:
+        if isinstance(c, Not):
+            return f"!({self.cond(c.a)})"
+        if isinstance(c, Logic):
+            return f"({self.cond(c.a)}) {c.op} ({self.cond(c.b)})"
+        assert isinstance(c, Cmp)
+        return f"{self.iexpr(c.a)} {c.op} {self.iexpr(c.b)}"
+
+    # -- data -------------------------------------------------------------
+    def ref(self, r: Ref) -> str:
+        subs = []
+        for d, sub in enumerate(r.subs):
+            off = self.layout.offsets.get((r.name, d), 0)
+            subs.append(self.iexpr(Bin("+", sub, Const(off)) if off else sub))
+        return r.name + "".join(f"[{s}]" for s in subs)
+
+    def data(self, e: DExpr) -> str:
+        if isinstance(e, Ref):
+            return self.ref(e)
+        if isinstance(e, Num):
+            return _literal(e)
+        if isinstance(e, Index):
+            return f"({self.iexpr(e.expr)})"
+        if isinstance(e, Arith):
+            return f"({self.data(e.a)} {e.op} {self.data(e.b)})"
+        if isinstance(e, Call):
+            return f"{e.fn}({', '.join(self.data(a) for a in e.args)})"
+        if isinstance(e, Select):
+            return f"({self.data(e.a)} {e.op} {self.data(e.b)} ? {self.data(e.x)} : {self.data(e.y)})"
+        assert isinstance(e, CastTo)
+        return f"(({e.ctype}) {self.data(e.a)})"
+
+    # -- statements -------------------------------------------------------
+    def nodes(self, nodes: tuple[Node, ...], indent: str) -> list[str]:
+        return [line for node in nodes for line in self.node(node, indent)]
+
+    def node(self, node: Node, indent: str) -> list[str]:
+        if isinstance(node, Assign):
+            if node.chain is not None:
+                return [f"{indent}{self.ref(node.target)} = {self.ref(node.chain)} = {self.data(node.rhs)};"]
+            return [f"{indent}{self.ref(node.target)} {node.op} {self.data(node.rhs)};"]
+        if isinstance(node, Local):
+            return [f"{indent}{node.ctype} {node.name} = {self.data(node.init)};"]
+        if isinstance(node, If):
+            out = [f"{indent}if ({self.cond(node.cond)}) {{", *self.nodes(node.then, indent + "  ")]
+            if node.orelse:
+                out += [f"{indent}}} else {{", *self.nodes(node.orelse, indent + "  ")]
+            return out + [f"{indent}}}"]
+        assert isinstance(node, Loop)
+        decl = "int " if self.program.iterators_in_for else ""
+        v = node.var
+        if node.step > 0:
+            bound = (f"{v} <= {self.iexpr(Bin('+', node.hi, Const(-1)))}" if node.inclusive
+                     else f"{v} < {self.iexpr(node.hi)}")
+            step = f"{v}++" if node.step == 1 else f"{v} += {node.step}"
+            head = f"for ({decl}{v} = {self.iexpr(node.lo)}; {bound}; {step})"
+        else:
+            bound = (f"{v} > {self.iexpr(Bin('+', node.lo, Const(-1)))}" if node.inclusive
+                     else f"{v} >= {self.iexpr(node.lo)}")
+            step = f"{v}--" if node.step == -1 else f"{v} -= {-node.step}"
+            head = f"for ({decl}{v} = {self.iexpr(Bin('+', node.hi, Const(-1)))}; {bound}; {step})"
+        body = self.nodes(node.body, indent + "  ")
+        if len(node.body) == 1 and isinstance(node.body[0], Assign):
+            return [indent + head, *body]
+        return [indent + head + " {", *body, indent + "}"]
+
+
+def _literal(num: Num) -> str:
+    if num.kind == "int":
+        return str(int(num.value))
+    text = repr(float(num.value))
+    if "e" not in text and "." not in text:
+        text += ".0"
+    return text + ("f" if num.kind == "float" else "")
+
+
+def render(program: Program, fp: Footprint | None = None) -> str:
+    """The C source of `program`."""
+    fp = fp if fp is not None else footprint(program)
+    lay = layout(program, fp)
+    pr = _Printer(program, lay)
+    used = used_names(program)
+    arrays = [a for a in program.arrays if a.name in used]
+    scalars = [s for s in program.scalars if s.name in used]
+    params = [(n, v) for n, v in program.params]
+    lines = ["/* Generated by tests/fuzz. */", "#include <stdio.h>", "#include <math.h>"]
+    if program.minmax_macros:
+        lines += ["#define MIN(a, b) (((a) < (b)) ? (a) : (b))",
+                  "#define MAX(a, b) (((a) > (b)) ? (a) : (b))"]
+    lines.append("")
+
+    def array_param(a) -> str:
+        ext = lay.extents[a.name]
+        dims = "".join(f"[{'' if (k == 0 and a.open_outer) else e}]" for k, e in enumerate(ext))
+        return f"{a.ctype} {a.name}{dims}"
+
+    signature = ([f"int {n}" for n, _ in params]
+                 + [f"{s.ctype} {s.name}" for s in scalars if not s.written]
+                 + [array_param(a) for a in arrays]
+                 + [f"{s.ctype} *{s.name}_io" for s in scalars if s.written])
+    groups = [[k] for k in range(len(program.scops))] if program.split_functions \
+        else [list(range(len(program.scops)))]
+    calls = []
+    for g, scop_ids in enumerate(groups):
+        name = program.function if len(groups) == 1 else f"{program.function}{g}"
+        lines.append(f"static void {name}({', '.join(signature) or 'void'})")
+        lines.append("{")
+        for s in scalars:
+            if s.written:
+                lines.append(f"  {s.ctype} {s.name} = *{s.name}_io;")
+        if not program.iterators_in_for:
+            iters = sorted({n.var for k in scop_ids for n in walk_nodes(program.scops[k])
+                            if isinstance(n, Loop)})
+            if iters:
+                lines.append(f"  int {', '.join(iters)};")
+        for pos, k in enumerate(scop_ids):
+            if pos:
+                lines.append("  /* between two SCoPs */")
+            lines += ["#pragma scop", *pr.nodes(program.scops[k], "  "), "#pragma endscop"]
+        for s in scalars:
+            if s.written:
+                lines.append(f"  *{s.name}_io = {s.name};")
+        lines += ["}", ""]
+        args = ([str(v) for _, v in params] + [_literal(Num(s.value, s.ctype)) for s in scalars if not s.written]
+                + [a.name for a in arrays] + [f"&{s.name}" for s in scalars if s.written])
+        calls.append(f"  {name}({', '.join(args)});")
+    dumped = {a.ctype for a in arrays} | {s.ctype for s in scalars if s.written}
+    for ctype, fmt in DUMP_FORMAT.items():
+        if ctype not in dumped:
+            continue
+        lines += [f"static void dump_{ctype}(const char *name, const {ctype} *v, int count)", "{",
+                  '  fprintf(stderr, "begin dump: %s\\n", name);',
+                  "  for (int k = 0; k < count; k++)",
+                  f'    fprintf(stderr, "{fmt}\\n", v[k]);',
+                  '  fprintf(stderr, "end   dump: %s\\n", name);', "}", ""]
+    lines += ["int main(void)", "{"]
+    for a in arrays:
+        lines.append(f"  static {a.ctype} {a.name}{''.join(f'[{e}]' for e in lay.extents[a.name])};")
+    for s in scalars:
+        if s.written:
+            lines.append(f"  {s.ctype} {s.name} = {_literal(Num(s.value, s.ctype))};")
+    for n, a in enumerate(arrays):
+        lines += _init_array(a, lay.extents[a.name], n)
+    lines += calls
+    lines.append('  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\n");')
+    for a in arrays:
+        ext = lay.extents[a.name]
+        count = " * ".join(str(e) for e in ext)
+        first = a.name + "[0]" * len(ext)
+        lines.append(f'  dump_{a.ctype}("{a.name}", &{first}, {count});')
+    for s in scalars:
+        if s.written:
+            lines.append(f'  dump_{s.ctype}("{s.name}", &{s.name}, 1);')
+    lines += ['  fprintf(stderr, "==END   DUMP_ARRAYS==\\n");', "  return 0;", "}", ""]
+    return "\n".join(lines)
+
+
+def _init_array(a, ext: tuple[int, ...], salt: int) -> list[str]:
+    idx = [f"x{d}" for d in range(len(ext))]
+    loops = [f"  for (int {x} = 0; {x} < {e}; {x}++)" for x, e in zip(idx, ext, strict=True)]
+    weights = [7, 13, 3]
+    hashed = " + ".join(f"{w} * {x}" for w, x in zip(weights, idx, strict=False)) + f" + {salt * 5 + 1}"
+    target = a.name + "".join(f"[{x}]" for x in idx)
+    if a.ctype == "int":
+        value = f"({hashed}) % 17 - 5"
+    else:
+        value = f"({a.ctype}) (({hashed}) % 19) / 19 - ({a.ctype}) 0.25"
+    return loops + [f"    {target} = {value};"]

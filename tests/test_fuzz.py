@@ -1,0 +1,31 @@
+"""A fixed-seed slice of the differential fuzzer in the normal test suite.
+
+Each case is a random static-control program (tests/fuzz/generate.py) compiled
+with a random option set and verified against gcc by the harness. Rejections
+with a clean located error are accepted; anything else fails the test with the
+command that replays the case. `make fuzz` runs the same thing at scale.
+"""
+from __future__ import annotations
+
+import pytest
+from fuzz.campaign import make_case
+from fuzz.render import render
+from fuzz.runner import run_case
+
+SEED = "ci"
+COUNT = 50
+NVCC_EVERY = 10           # every 10th case also goes through nvcc (when installed)
+CPU_LIMIT_S = 20          # ppcg-py's CPU budget per program (the fuzz programs are small)
+KNOWN: dict[int, str] = {}  # index -> the saved regression that explains its failure
+
+
+@pytest.mark.parametrize("index", range(COUNT))
+def test_random_program(index, tmp_path):
+    if index in KNOWN:
+        pytest.xfail(KNOWN[index])
+    program, args = make_case(f"{SEED}:{index}")
+    use_nvcc = None if index % NVCC_EVERY == 0 else False
+    outcome = run_case(render(program), program, args, tmp_path, use_nvcc=use_nvcc, cpu_limit=CPU_LIMIT_S)
+    assert outcome.verdict in ("pass", "rejection"), (
+        f"{outcome.verdict} {outcome.detail}\n{outcome.message[:3000]}\n"
+        f"replay: cd tests && python -m fuzz --replay {SEED}:{index} [--shrink-one --save]")
