@@ -7,7 +7,7 @@ import sys
 import traceback
 
 from .diagnostics import CompileError
-from .driver import compile_source, write_outputs
+from .driver import compile_bounded, write_outputs
 from .options import Options
 
 
@@ -54,6 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-reschedule", action="store_true", help="keep the original schedule")
     p.add_argument("--schedule-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="bound on isl's scheduler per SCoP; then the original loop order is kept [30]")
+    p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="bound on the whole compilation; past it, one more try with the original loop "
+                        "order and global memory only, then an error naming the step [300; 0: none]")
+    p.add_argument("--isl-max-operations", type=int, default=0, metavar="N",
+                   help="bound on isl's operations per step, handled like --timeout [0: none]")
     p.add_argument("--max-shared-memory", type=_positive, default=8192)
     p.add_argument("--no-shared-memory", action="store_true")
     p.add_argument("--no-private-memory", action="store_true")
@@ -79,7 +84,8 @@ def options_from(args: argparse.Namespace) -> Options:
         include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), output_dir=output_dir,
         tile_size=args.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes, context=args.ctx,
         assume_nonneg=args.assume_non_negative_parameters, reschedule=not args.no_reschedule,
-        schedule_timeout=args.schedule_timeout,
+        schedule_timeout=args.schedule_timeout, timeout=args.timeout,
+        isl_max_operations=args.isl_max_operations,
         serialize_sccs=args.isl_schedule_serialize_sccs, whole_component=args.isl_schedule_whole_component,
         outer_coincidence=not args.no_isl_schedule_outer_coincidence,
         max_coefficient=args.isl_schedule_max_coefficient,
@@ -96,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         options = options_from(args)
-        files = compile_source(args.input, options)
+        files = compile_bounded(args.input, options)
         write_outputs(files, options.output_dir)
         return 0
     except CompileError as err:

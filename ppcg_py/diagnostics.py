@@ -13,6 +13,9 @@ class CompileError(Exception):
         self.line = line
         self.col = col
 
+    def __reduce__(self):   # crosses from the compiling process (watchdog.py) with its location
+        return (type(self), (self.message, self.file, self.line, self.col))
+
     def render(self) -> str:
         where = [p for p in (self.file, self.line, self.col) if p is not None]
         prefix = ":".join(str(p) for p in where)

@@ -7,6 +7,9 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
+
+import islpy as isl
 
 from .codegen import GeneratedFiles, generate
 from .diagnostics import CompileError
@@ -16,14 +19,16 @@ from .memory import plan_memory
 from .options import Options
 from .schedule import schedule_scop
 from .schedule.sizes import format_sizes
+from .watchdog import Progress, Step, StepTooLong, is_operation_limit, run_with_deadline
 
 
-def compile_source(path: str, options: Options) -> GeneratedFiles:
+def compile_source(path: str, options: Options, progress: Progress | None = None) -> GeneratedFiles:
     """Compile one C file into CUDA host and kernel source (nothing written)."""
     ctx = new_context(serialize_sccs=options.serialize_sccs, whole_component=options.whole_component,
                       outer_coincidence=options.outer_coincidence,
                       max_coefficient=options.max_coefficient, feautrier=options.feautrier)
-    with _stage("extract", options):
+    stage = _Stages(ctx, options, progress)
+    with stage("extract"):
         program = extract_program(path, ctx, include_dirs=options.include_dirs, defines=options.defines,
                                   context=options.context, assume_nonneg=options.assume_nonneg)
     scops = program.scops
@@ -33,18 +38,53 @@ def compile_source(path: str, options: Options) -> GeneratedFiles:
     scheduled = []
     for scop in scops:
         _dump(options, "scop", lambda s=scop: _describe_scop(s))
-        with _stage(f"schedule ({scop.function})", options):
+        with stage(f"schedule ({scop.function})", scop.start_line):
             result = schedule_scop(scop, options, first_kernel=sum(len(s.kernels) for s in scheduled))
         _dump(options, "schedule", lambda r=result: str(r.schedule.get_root()))
         _dump(options, "final-schedule", lambda r=result: str(r.final_schedule.get_root()))
         scheduled.append(result)
     _dump(options, "sizes", lambda: format_sizes([(k.index, k.sizes) for s in scheduled for k in s.kernels]))
-    with _stage("memory", options):
-        plans = [(s, plan_memory(s, options)) for s in scheduled]
+    plans = []
+    for s in scheduled:
+        with stage(f"memory ({s.scop.function})", s.scop.start_line):
+            plans.append((s, plan_memory(s, options)))
     if options.verbose:
         _report(plans)
-    with _stage("codegen", options):
+    with stage("codegen"):
         return generate(path, _read(path), plans, options, host_in_c=program.vla_parameters)
+
+
+def compile_bounded(path: str, options: Options) -> GeneratedFiles:
+    """`compile_source` within `--timeout` seconds and `--isl-max-operations` per step.
+
+    A compilation that runs past either bound is tried once more in the
+    configuration whose cost is predictable (the original loop order, global
+    memory only), with a warning; if that too runs past, the error names the step.
+    """
+    try:
+        return run_with_deadline(lambda progress: compile_source(path, options, progress), options.timeout)
+    except StepTooLong as first:
+        simple = replace(options, reschedule=False, use_shared_memory=False, use_private_memory=False,
+                         unroll_copy_shared=False, unroll_gpu_tile=False)
+        if simple == options or first.step.name == "extract":   # the retry would do the same
+            raise _too_long(path, first, retried=False) from None
+        print(f"{_where(path, first.step)}: warning: {first.step.name} {first.what}; compiling again with "
+              "the original loop order and global memory only (--timeout and --isl-max-operations "
+              "set the bounds)", file=sys.stderr)
+        try:
+            return run_with_deadline(lambda progress: compile_source(path, simple, progress), options.timeout)
+        except StepTooLong as second:
+            raise _too_long(path, second, retried=True) from None
+
+
+def _where(path: str, step: Step) -> str:
+    return f"{path}:{step.line}:1" if step.line is not None else path
+
+
+def _too_long(path: str, exc: StepTooLong, *, retried: bool) -> CompileError:
+    again = ", also with the original loop order and global memory only" if retried else ""
+    return CompileError(f"{exc.step.name} {exc.what}{again}", path, exc.step.line,
+                        1 if exc.step.line is not None else None)
 
 
 def write_outputs(files: GeneratedFiles, output_dir: str) -> list[str]:
@@ -73,12 +113,31 @@ def _read(path: str) -> str:
         return handle.read()
 
 
-@contextmanager
-def _stage(name: str, options: Options) -> Iterator[None]:
-    start = time.perf_counter()
-    yield
-    if options.verbose:
-        print(f"ppcg-py: {name}: {1000 * (time.perf_counter() - start):.1f} ms", file=sys.stderr)
+class _Stages:
+    """Enters each step of a compilation: reports it, times it (-v) and bounds it in isl operations."""
+
+    def __init__(self, ctx: isl.Context, options: Options, progress: Progress | None) -> None:
+        self.ctx, self.options, self.progress = ctx, options, progress
+
+    @contextmanager
+    def __call__(self, name: str, line: int | None = None) -> Iterator[None]:
+        step = Step(name, line)
+        if self.progress is not None:
+            self.progress(step)
+        start = time.perf_counter()
+        self.ctx.reset_operations()
+        self.ctx.set_max_operations(self.options.isl_max_operations)
+        try:
+            yield
+        except isl.Error as exc:
+            if is_operation_limit(exc):
+                raise StepTooLong(step, f"exceeded isl's operation limit "
+                                        f"({self.options.isl_max_operations})") from None
+            raise
+        finally:
+            self.ctx.set_max_operations(0)
+        if self.options.verbose:
+            print(f"ppcg-py: {name}: {1000 * (time.perf_counter() - start):.1f} ms", file=sys.stderr)
 
 
 def _dump(options: Options, what: str, text) -> None:

@@ -67,6 +67,7 @@ def within_operations(ctx: isl.Context, limit: int, compute: Callable[[], Any]) 
     can take isl minutes on sets with many existentials: giving up costs only
     quality, never correctness.
     """
+    previous = ctx.get_max_operations()     # a whole step's bound (--isl-max-operations)
     ctx.reset_operations()
     ctx.set_max_operations(limit)
     try:
@@ -74,5 +75,5 @@ def within_operations(ctx: isl.Context, limit: int, compute: Callable[[], Any]) 
     except isl.Error:
         return None
     finally:
-        ctx.set_max_operations(0)
+        ctx.set_max_operations(previous)
         ctx.reset_operations()

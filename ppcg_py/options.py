@@ -16,6 +16,8 @@ class Options:
     assume_nonneg: bool = False
     reschedule: bool = True
     schedule_timeout: float = 30.0            # seconds for isl's scheduler, per SCoP
+    timeout: float = 300.0                    # seconds for a whole compilation (0: no bound)
+    isl_max_operations: int = 0               # isl operations per step (0: no bound)
     serialize_sccs: bool = False
     whole_component: bool = False
     outer_coincidence: bool = True

@@ -8,7 +8,8 @@ the call in double), the call is renamed to its float variant: `sqrt` ->
 `sqrtf`, `exp` -> `expf`, `pow` -> `powf`, `fabs` -> `fabsf`, ... The float
 call's result is float, so an enclosing call over it can become float too.
 This follows what CUDA programmers write; the results differ from C's double
-evaluation only in float rounding.
+evaluation only in float rounding. An int argument of a double math call gets
+C's conversion written out: `fabs(j)` becomes `fabs((double) j)`.
 """
 from __future__ import annotations
 
@@ -107,6 +108,17 @@ def use_float_math(node: c_ast.Node, type_of: TypeOf, cast_kind: CastKind = defa
     kinds = [expression_kind(arg, type_of, cast_kind) for arg in args]
     if "double" not in kinds and "float" in kinds:
         node.name = c_ast.ID(variant, node.name.coord)
+    elif node.name.name in DOUBLE_RESULT:
+        # C converts an int argument to double; CUDA's C++ overloads would instead pick
+        # a host-only template (`fabs(int)` does not compile in a kernel)
+        for k, (arg, arg_kind) in enumerate(zip(args, kinds)):
+            if arg_kind == "int":
+                args[k] = _to_double(arg)
+
+
+def _to_double(node: c_ast.Node) -> c_ast.Cast:
+    double = c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(["double"]))
+    return c_ast.Cast(c_ast.Typename(None, [], None, double), node, node.coord)
 
 
 def _type_names(node: c_ast.Node) -> list[str]:

@@ -98,7 +98,7 @@ def _candidates(column: isl.Set) -> list[isl.Aff]:
     minimum = within_operations(column.get_ctx(), _MIN_OPERATIONS, lambda: column.dim_min(0))
     if minimum is not None and minimum.n_piece() == 1:
         pieces = minimum.get_pieces()
-        aff = pieces[0][1]
+        aff = pieces[0][1].floor()     # integral, as isl's optimisers need; still a lower bound
         found.append(aff.add_dims(isl.dim_type.in_, 1))
     return found
 
@@ -108,7 +108,10 @@ def _extent(column: isl.Set, lower: isl.Aff) -> int | None:
     ls = isl.LocalSpace.from_space(column.get_space())
     diff = isl.PwAff.from_aff(isl.Aff.var_on_domain(ls, isl.dim_type.set, 0).sub(
         lower.align_params(column.get_space()))).intersect_domain(column)
-    high, low = diff.max_val(), diff.min_val()
+    try:
+        high, low = diff.max_val(), diff.min_val()
+    except isl.Error:     # a bound isl cannot optimise over: not a candidate
+        return None
     if not (high.is_int() and low.is_int()) or low.to_python() < 0:
         return None
     return int(high.to_python()) + 1

@@ -147,7 +147,7 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
         level, box = _level(kernel, relation, per_thread=True)
         if box is not None and box_size(box) <= MAX_PRIVATE_ELEMENTS:
             return ArrayGroup(array.name, refs, "private", level=level, box=box,
-                              copy_in=_per_level(kernel, relation, level, True) if reads else None,
+                              copy_in=_box_elements(box, array, scop) if reads else None,
                               copy_out=_per_level(kernel, _relation(group, writes_only=True), level, True)
                               if writes else None,
                               element_type=array.element_type, reason="reuse, one element set per thread")
@@ -158,7 +158,7 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
     if box is None:
         return _global(group, "no tile of constant size")
     candidate = ArrayGroup(array.name, refs, "shared", level=level, box=box,
-                           copy_in=_box_elements(box, array, scop, level) if reads else None,
+                           copy_in=_box_elements(box, array, scop) if reads else None,
                            copy_out=_per_level(kernel, _relation(group, writes_only=True), level, False)
                            if writes else None,
                            element_type=array.element_type,
@@ -248,15 +248,31 @@ def _coalesced(kernel: Kernel, group: list[_Reference]) -> bool:
     return True
 
 
-def _box_elements(box: tuple[BoxDim, ...], array: Array, scop: Scop, level: int) -> isl.Set:
-    """The box, cut to the array's declared extent: what a shared copy loads."""
+def _box_elements(box: tuple[BoxDim, ...], array: Array, scop: Scop) -> isl.Set:
+    """The box, cut to the array's declared extent: what a copy loads.
+
+    Loading the whole box rather than exactly the elements the tile (or thread)
+    reads is safe (the extra elements are in the array and never used) and keeps
+    the copy loops simple; the exact set can carry existentials that make isl's
+    AST generator take minutes (private copies with a block size that does not
+    divide the tile size)."""
     result = None
     for dim in box:
         low = dim.lower.add_dims(isl.dim_type.in_, 1)
         space = low.get_domain_space()
         var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, 0)
         high = low.add(isl.PwAff.val_on_domain(isl.Set.universe(space), isl.Val(dim.extent, space.get_ctx())))
-        column = var.ge_set(low).intersect(var.lt_set(high))
+        column = None
+        if dim.stride > 1:      # a thread's share: offset + stride * q for q in [lower, lower + extent)
+            offset = dim.offset.align_params(low.get_space()).add_dims(isl.dim_type.in_, 1)
+            shifted = var.align_params(offset.get_space()).sub(offset)
+            stride = isl.Val(dim.stride, space.get_ctx())
+            column = shifted.mod_val(stride).eq_set(isl.PwAff.zero_on_domain(
+                isl.LocalSpace.from_space(shifted.get_domain_space())))
+            var = shifted.scale_down_val(stride).floor()
+            low, high = low.align_params(var.get_space()), high.align_params(var.get_space())
+        inside = var.ge_set(low).intersect(var.lt_set(high))
+        column = inside if column is None else column.intersect(inside)
         result = column if result is None else result.flat_product(column)
     result = result.set_tuple_name(array.name)
     extent = extent_set(array, scop.context)

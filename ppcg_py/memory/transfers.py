@@ -3,7 +3,8 @@
 An array is copied in when some element is read before any write in the SCoP
 (a live-in read), or when it is written only in part: the whole array is copied
 back, so the device copy must start from the host's values. Written arrays and
-written scalars are copied back; arrays are allocated whole.
+written scalars are copied back; arrays are allocated whole. Arrays declared
+inside the SCoP (expanded locals) live on the device only and never cross.
 """
 from __future__ import annotations
 
@@ -67,6 +68,10 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap) -> MemoryPlan:
     writes = scop.access_union(reads=False)
     devices = []
     for array in scop.arrays:
+        if array.local:       # device-only: the host program has no such variable
+            devices.append(DeviceArray(array, copy_in=False, copy_out=False, read=_touches(reads, array.name),
+                                       written=_touches(writes, array.name)))
+            continue
         extent = extent_set(array, scop.context)
         written_set = _elements(writes, array.name)
         written = written_set is not None and not written_set.is_empty()

@@ -1,12 +1,12 @@
 """schedule: dependences, isl's scheduler, and the split into host code and kernels."""
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import dataclass
 
 import islpy as isl
 
-from ..diagnostics import CompileError
 from ..extract.model import Scop
 from ..names import Names
 from ..options import Options
@@ -38,18 +38,26 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options) -> isl.Sch
     constraints = (isl.ScheduleConstraints.on_domain(scop.domain)
                    .set_context(scop.context)
                    .set_validity(deps.all).set_proximity(deps.all).set_coincidence(deps.all))
+    where = f"{scop.file}:{scop.start_line}:1: warning"
     try:
         schedule = compute_with_timeout(constraints, options.schedule_timeout)
     except isl.Error as exc:
-        raise CompileError(f"isl's scheduler failed on the SCoP of '{scop.function}': {exc}",
-                           scop.file, scop.start_line, 1) from None
+        # e.g. "unable to carry dependences": the original order is always valid
+        print(f"{where}: isl's scheduler failed on the SCoP of '{scop.function}' ({_first_line(exc)}); "
+              "keeping the original loop order (its parallel loops still run on the GPU)", file=sys.stderr)
+        return mark_coincident(scop.schedule, deps.all)
     if schedule is None:
-        print(f"{scop.file}:{scop.start_line}:1: warning: isl's scheduler did not finish within "
+        print(f"{where}: isl's scheduler did not finish within "
               f"{options.schedule_timeout:g} s for the SCoP of '{scop.function}'; keeping the original "
               "loop order (its parallel loops still run on the GPU); --schedule-timeout sets the bound",
               file=sys.stderr)
         return mark_coincident(scop.schedule, deps.all)
     return schedule
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return re.sub(r"^call to \w+ failed: | in /\S+:\d+$", "", text)
 
 
 def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0) -> ScheduledScop:

@@ -42,19 +42,17 @@ def _user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int]
         if m.get_tuple_name(isl.dim_type.out) != kind or m.is_empty():
             continue
         rng = m.range()
-        if not rng.is_singleton():
+        if rng.involves_dims(isl.dim_type.param, 0, rng.dim(isl.dim_type.param)):
+            raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} depend on parameters; "
+                               "sizes must be integer constants")
+        fixed = [rng.plain_get_val_if_fixed(isl.dim_type.set, k) for k in range(rng.dim(isl.dim_type.set))]
+        if not rng.is_singleton() or not all(v.is_int() for v in fixed):
             raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} are not fixed values")
-        values = [int(rng.plain_get_val_if_fixed(isl.dim_type.set, k).to_python())
-                  if rng.plain_get_val_if_fixed(isl.dim_type.set, k).is_int()
-                  else _fixed(rng, k) for k in range(rng.dim(isl.dim_type.set))]
+        values = [int(v.to_python()) for v in fixed]
         if any(v <= 0 for v in values):
             raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} must be positive")
         return values
     return None
-
-
-def _fixed(rng: isl.Set, k: int) -> int:
-    return int(rng.dim_max_val(k).to_python())
 
 
 def _fit(values: list[int] | None, defaults: tuple[int, ...], n: int) -> tuple[int, ...]:

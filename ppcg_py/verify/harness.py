@@ -239,6 +239,7 @@ def verify(
     out_dir.mkdir()
     with steps.step("ppcg"):
         proc = compiler(cfg, out_dir)
+    (workdir / "ppcg.stderr").write_text(proc.stderr)
     if proc.returncode != 0:
         steps.fail("ppcg", f"exit status {proc.returncode}\n{proc.stderr.strip()}")
         return report()

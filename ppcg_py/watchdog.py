@@ -1,0 +1,125 @@
+"""Bounds on how long a compilation may run (`--timeout`, `--isl-max-operations`).
+
+isl has steps whose cost is hard to predict: its scheduler, and AST generation or
+parametric minima over sets with many existentials, can run for minutes on a
+ten-line loop nest. A user's build must never hang on that. The compilation runs
+in a forked child (which inherits everything copy-on-write and sends back only
+the generated text) and reports each step it enters; past the deadline the child
+is killed and the caller learns which step of which SCoP was running.
+`--isl-max-operations` bounds each step in isl's own operation count instead;
+exceeding it is reported the same way.
+"""
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+import islpy as isl
+
+T = TypeVar("T")
+Progress = Callable[["Step"], None]
+
+
+@dataclass(frozen=True)
+class Step:
+    """What a compilation is doing: a stage, and the SCoP's line when it has one."""
+
+    name: str
+    line: int | None = None
+
+
+class StepTooLong(Exception):
+    """A step ran past the deadline or past isl's operation limit."""
+
+    def __init__(self, step: Step, what: str) -> None:
+        super().__init__(f"{step.name}: {what}")
+        self.step, self.what = step, what
+
+    def __reduce__(self):
+        return (StepTooLong, (self.step, self.what))
+
+
+class ChildDied(Exception):
+    """The compiling process ended without an answer (a signal: SIGXCPU, SIGKILL, SIGSEGV)."""
+
+    def __init__(self, step: Step, exitcode: int | None) -> None:
+        how = f"killed by signal {-exitcode}" if exitcode is not None and exitcode < 0 else f"exit status {exitcode}"
+        super().__init__(f"the compiling process died in {step.name} ({how})")
+        self.step, self.exitcode = step, exitcode
+
+
+def is_operation_limit(exc: BaseException) -> bool:
+    return isinstance(exc, isl.Error) and "maximal number of operations exceeded" in str(exc)
+
+
+def run_with_deadline(work: Callable[[Progress], T], seconds: float) -> T:
+    """`work(progress)` in a forked child; its result, its exception, or StepTooLong."""
+    if seconds <= 0 or not hasattr(os, "fork"):
+        return work(lambda _step: None)
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+    child = context.Process(target=_child, args=(work, sender))   # not daemonic: it may fork the scheduler
+    child.start()
+    sender.close()
+    step, deadline = Step("extract"), time.monotonic() + seconds
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0 or not receiver.poll(left):
+                raise StepTooLong(step, f"did not finish within {seconds:g} s")
+            try:
+                kind, value = receiver.recv()
+            except EOFError:
+                child.join()
+                raise ChildDied(step, child.exitcode) from None
+            if kind == "step":
+                step = value
+            elif kind in ("stdout", "stderr"):
+                getattr(sys, kind).write(value)
+            elif kind == "raise":
+                raise value
+            else:
+                return value
+    finally:
+        if child.is_alive():
+            child.kill()
+        child.join()
+        receiver.close()
+
+
+class _Forward(io.TextIOBase):
+    """The child's sys.stdout/sys.stderr: text goes to the parent's (which may be a
+    test's capture object that a forked child cannot write to)."""
+
+    def __init__(self, sender, kind: str) -> None:
+        self.sender, self.kind = sender, kind
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if text:
+            self.sender.send((self.kind, text))
+        return len(text)
+
+
+def _child(work: Callable[[Progress], T], sender) -> None:
+    sys.stdout, sys.stderr = _Forward(sender, "stdout"), _Forward(sender, "stderr")
+    try:
+        sender.send(("done", work(lambda step: sender.send(("step", step)))))
+    except BaseException as exc:  # noqa: BLE001 - handed to the parent
+        if os.environ.get("PPCG_PY_DEBUG"):
+            traceback.print_exc()
+        try:
+            sender.send(("raise", exc))
+        except Exception:  # noqa: BLE001 - an exception that does not pickle
+            sender.send(("raise", RuntimeError(f"{type(exc).__name__}: {exc}")))
+    finally:
+        sender.close()

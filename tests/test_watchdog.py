@@ -1,0 +1,90 @@
+"""Runaway compilations: --timeout and --isl-max-operations end in a fallback or a
+located error naming the step, never a hang (ppcg_py/watchdog.py)."""
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from ppcg_py import driver
+from ppcg_py.cli import main
+from ppcg_py.watchdog import Step, StepTooLong, run_with_deadline
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "matmul.c"
+
+
+def test_deadline_names_the_running_step():
+    def work(progress):
+        progress(Step("memory (f)", 12))
+        time.sleep(30)
+
+    start = time.monotonic()
+    with pytest.raises(StepTooLong) as info:
+        run_with_deadline(work, 0.5)
+    assert time.monotonic() - start < 10
+    assert info.value.step == Step("memory (f)", 12)
+    assert "did not finish within 0.5 s" in info.value.what
+
+
+def test_results_exceptions_and_output_cross_from_the_child(capsys):
+    def work(progress):
+        print("dumped")
+        return {"a": 1}
+    assert run_with_deadline(work, 30) == {"a": 1}
+    assert capsys.readouterr().out == "dumped\n"
+
+    def failing(progress):
+        raise ValueError("boom")
+    with pytest.raises(ValueError, match="boom"):
+        run_with_deadline(failing, 30)
+
+
+def test_slow_compilation_falls_back_to_the_simple_configuration(monkeypatch, tmp_path, capsys):
+    """The first try (with promotion) hangs; the retry (original order, global memory) is used."""
+    real = driver.compile_source
+
+    def slow_when_promoting(path, options, progress=None):
+        if options.use_shared_memory:
+            progress(Step("memory (matmul)", 26))
+            time.sleep(60)
+        return real(path, options, progress)
+
+    monkeypatch.setattr(driver, "compile_source", slow_when_promoting)
+    assert main(["--timeout", "20", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 0
+    err = capsys.readouterr().err
+    assert f"{EXAMPLE}:26:1: warning: memory (matmul) did not finish within 20 s; compiling again" in err
+    kernel = (tmp_path / "matmul_kernel.cu").read_text()
+    assert "__global__" in kernel and "__shared__" not in kernel
+
+
+def test_timeout_in_both_tries_is_a_located_error(monkeypatch, tmp_path, capsys):
+    def hang(path, options, progress=None):
+        progress(Step("codegen"))
+        progress(Step("memory (matmul)", 26))
+        time.sleep(60)
+
+    monkeypatch.setattr(driver, "compile_source", hang)
+    assert main(["--timeout", "1", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last == (f"{EXAMPLE}:26:1: error: memory (matmul) did not finish within 1 s, "
+                    "also with the original loop order and global memory only")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_operation_limit_is_reported_with_its_step(tmp_path, capsys):
+    assert main(["--isl-max-operations", "20", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert re.fullmatch(rf"{re.escape(str(EXAMPLE))}: error: extract exceeded isl's operation limit \(20\)", err[0])
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_generous_operation_limit_changes_nothing(tmp_path):
+    bounded, plain = tmp_path / "bounded", tmp_path / "plain"
+    bounded.mkdir(), plain.mkdir()
+    assert main(["--isl-max-operations", "100000000", "--output-dir", str(bounded), str(EXAMPLE)]) == 0
+    assert main(["--timeout", "0", "--output-dir", str(plain), str(EXAMPLE)]) == 0
+    for name in ("matmul_host.cu", "matmul_kernel.cu", "matmul_kernel.hu"):
+        assert (bounded / name).read_text() == (plain / name).read_text()
