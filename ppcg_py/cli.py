@@ -59,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "order and global memory only, then an error naming the step [300; 0: none]")
     p.add_argument("--isl-max-operations", type=int, default=0, metavar="N",
                    help="bound on isl's operations per step, handled like --timeout [0: none]")
+    p.add_argument("--dataflow-max-operations", type=_positive, default=Options.dataflow_max_operations,
+                   metavar="N",
+                   help="bound on isl's dataflow analysis per SCoP; past it, memory-based dependences "
+                        "and the original loop order [%(default)s]")
     p.add_argument("--max-shared-memory", type=_positive, default=8192)
     p.add_argument("--no-shared-memory", action="store_true")
     p.add_argument("--no-private-memory", action="store_true")
@@ -85,7 +89,7 @@ def options_from(args: argparse.Namespace) -> Options:
         tile_size=args.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes, context=args.ctx,
         assume_nonneg=args.assume_non_negative_parameters, reschedule=not args.no_reschedule,
         schedule_timeout=args.schedule_timeout, timeout=args.timeout,
-        isl_max_operations=args.isl_max_operations,
+        isl_max_operations=args.isl_max_operations, dataflow_max_operations=args.dataflow_max_operations,
         serialize_sccs=args.isl_schedule_serialize_sccs, whole_component=args.isl_schedule_whole_component,
         outer_coincidence=not args.no_isl_schedule_outer_coincidence,
         max_coefficient=args.isl_schedule_max_coefficient,

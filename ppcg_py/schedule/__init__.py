@@ -33,8 +33,8 @@ class ScheduledScop:
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options) -> isl.Schedule:
     """isl's schedule; the original loop order when asked, or when isl takes too long."""
-    if not options.reschedule:
-        return mark_coincident(scop.schedule, deps.all)
+    if not options.reschedule or not deps.value_based:   # a SCoP too costly for isl's dataflow
+        return mark_coincident(scop.schedule, deps.all)      # is too costly for its scheduler
     constraints = (isl.ScheduleConstraints.on_domain(scop.domain)
                    .set_context(scop.context)
                    .set_validity(deps.all).set_proximity(deps.all).set_coincidence(deps.all))
@@ -61,7 +61,7 @@ def _first_line(exc: Exception) -> str:
 
 
 def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0) -> ScheduledScop:
-    deps = compute_dependences(scop)
+    deps = compute_dependences(scop, options.dataflow_max_operations)
     schedule = compute_schedule(scop, deps, options)
     sizes = parse_sizes(options.sizes, scop.ctx) if options.sizes else None
     names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
