@@ -117,8 +117,8 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, indent: str, option
 
     printed: set[str] = set()
 
-    def on_mark(name: str, _body: isl.AstNode, at: str) -> list[str]:
-        launch = ast.launches[name].pop(0)
+    def on_mark(name: str, mark: isl.AstNode, at: str) -> list[str]:
+        launch = ast.launches[mark.get_annotation().get_name()]
         args = _kernel_arguments(scheduled, memory, launch)
         if name not in printed:  # isl may place one kernel at several points of the host code
             printed.add(name)

@@ -28,8 +28,8 @@ class Launch:
 @dataclass
 class ScopAst:
     root: isl.AstNode
-    # kernel name -> its launches, in the order isl generated (and we print) them
-    launches: dict[str, list[Launch]] = field(default_factory=dict)
+    # each kernel mark of the AST is annotated with the key of its launch here
+    launches: dict[str, Launch] = field(default_factory=dict)
 
 
 def array_extents(scheduled: ScheduledScop) -> dict[str, list[str]]:
@@ -39,21 +39,26 @@ def array_extents(scheduled: ScheduledScop) -> dict[str, list[str]]:
 
 
 def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:
-    """The host AST: host loops around `kernelN` marks, whose launches it sizes."""
+    """The host AST: host loops around `kernelN` marks, whose launches it sizes.
+
+    Each launch is computed at its own mark node and tied to it by an annotation:
+    isl may generate one kernel's mark several times (once per branch of a host
+    guard), with other host values each time, and in an order of its own.
+    """
     scop = scheduled.scop
     kernels = {k.name: k for k in scheduled.kernels}
     result = ScopAst(root=None)  # type: ignore[arg-type]
     guard = CallbackGuard()
 
-    def before_mark(mark: isl.Id, build: isl.AstBuild) -> None:
-        kernel = kernels[mark.get_name()]
-        values = _host_values(kernel, build)
-        result.launches.setdefault(kernel.name, []).append(
-            Launch(kernel, kernel.host_depth, _grid(kernel, build), values))
+    def after_mark(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        kernel = kernels[node.mark_get_id().get_name()]
+        key = f"{kernel.name}@{len(result.launches)}"
+        result.launches[key] = Launch(kernel, kernel.host_depth, _grid(kernel, build), _host_values(kernel, build))
+        return node.set_annotation(isl.Id(key, context=scop.ctx))
 
     build = isl.AstBuild.from_context(scop.context)
     build = build.set_iterators(_iterator_ids(scop.ctx, scheduled.names.iterators(64)))
-    build, handle = build.set_before_each_mark(guard.wrap(before_mark, lambda _m, _b: None))
+    build, handle = build.set_after_each_mark(guard.wrap(after_mark, lambda node, _b: node))
     root = build.node_from_schedule(scheduled.final_schedule)
     guard.reraise()
     del handle

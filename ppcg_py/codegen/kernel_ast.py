@@ -157,10 +157,15 @@ class KernelBody:
         return root, build
 
     def _context_at(self, depth: int) -> isl.Set:
-        """What is known inside the outer loops [0, depth): ids, and that c0.. is a tile."""
+        """What is known inside the outer loops [0, depth): ids, and that c0.. is a tile.
+
+        Only the div-free hull of the tiles: the host's guards around a launch need
+        not repeat a stride or modulo condition of the host values (isl left out
+        `(m + c0) % 2 == 0` before a single-thread kernel), so the kernel checks
+        those itself."""
         if depth == 0:
             return self.param_context
-        tiles = _as_params(self._tiles(), depth, self.prefix).params()
+        tiles = _as_params(self._tiles(), depth, self.prefix).params().remove_divs()
         context = self.param_context
         return context.align_params(tiles.get_space()).intersect(tiles.align_params(context.get_space()))
 

@@ -33,7 +33,7 @@ class AstPrinter:
         if kind == NODE.mark:
             if self.on_mark is None:
                 raise ValueError("unexpected mark inside a kernel")
-            return self.on_mark(node.mark_get_id().get_name(), node.mark_get_node(), indent)
+            return self.on_mark(node.mark_get_id().get_name(), node, indent)
         raise ValueError(f"unsupported isl AST node {kind}")
 
     def _for(self, node: isl.AstNode, indent: str) -> list[str]:
