@@ -43,7 +43,28 @@ class KernelBody:
                  for g in self.memory.groups if g.placement == "shared"]
         decls += [f"{indent}{g.element_type} {g.name}{_dims(g)};"
                   for g in self.memory.groups if g.placement == "private"]
-        return decls + ([""] if decls else []) + self._level(self.kernel.host_depth, indent)
+        body = self._level(self.kernel.host_depth, indent)
+        guard = self._host_guard()
+        if guard is not None:
+            body = [f"{indent}if ({guard}) {{", *(f"  {line}" if line else line for line in body), f"{indent}}}"]
+        return decls + ([""] if decls else []) + body
+
+    def _host_guard(self) -> str | None:
+        """The condition that the host values passed in are those of a launch.
+
+        The code inside assumes it, but the host's guards around a launch need not
+        state all of it: isl left out `(m + c0) % 2 == 0` before a single-thread
+        kernel, which then wrote an element the program never writes."""
+        depth = self.kernel.host_depth
+        if depth == 0:
+            return None
+        launches = _as_params(self._tiles(), depth, self.prefix).params()
+        launches = launches.align_params(self.param_context.get_space())
+        context = self.param_context.align_params(launches.get_space())
+        if context.is_subset(launches):
+            return None
+        build = isl.AstBuild.from_context(context)
+        return c_expr(build.expr_from_set(launches))
 
     def _level(self, depth: int, indent: str) -> list[str]:
         """The code inside the outer loops [0, depth) (isl may need it at several leaves)."""
@@ -157,15 +178,11 @@ class KernelBody:
         return root, build
 
     def _context_at(self, depth: int) -> isl.Set:
-        """What is known inside the outer loops [0, depth): ids, and that c0.. is a tile.
-
-        Only the div-free hull of the tiles: the host's guards around a launch need
-        not repeat a stride or modulo condition of the host values (isl left out
-        `(m + c0) % 2 == 0` before a single-thread kernel), so the kernel checks
-        those itself."""
+        """What is known inside the outer loops [0, depth): ids, and that c0.. is a tile
+        (for the host values, `lines` checks it on entry)."""
         if depth == 0:
             return self.param_context
-        tiles = _as_params(self._tiles(), depth, self.prefix).params().remove_divs()
+        tiles = _as_params(self._tiles(), depth, self.prefix).params()
         context = self.param_context
         return context.align_params(tiles.get_space()).intersect(tiles.align_params(context.get_space()))
 
