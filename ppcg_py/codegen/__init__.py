@@ -234,7 +234,8 @@ def _launch_lines(launch: Launch, args: list[_Argument], device_prefix: str, at:
     block = ", ".join(str(b) for b in reversed(kernel.sizes.block)) or "1"
     grid = ", ".join(reversed(launch.grid)) or "1"
     values = ", ".join(device_prefix + a.value if a.is_device else a.value for a in args)
-    return [f"{at}{{", f"{at}  dim3 {k}_dimBlock({block});", f"{at}  dim3 {k}_dimGrid({grid});",
+    opening = f"{at}{{" if launch.guard in ("1", "(1)") else f"{at}if ({launch.guard}) {{"
+    return [opening, f"{at}  dim3 {k}_dimBlock({block});", f"{at}  dim3 {k}_dimGrid({grid});",
             f"{at}  {kernel.name} <<<{k}_dimGrid, {k}_dimBlock>>> ({values});",
             f"{at}  cudaCheckKernel();", f"{at}}}"]
 

@@ -23,6 +23,7 @@ class Launch:
     host_depth: int               # number of host loops around the launch
     grid: tuple[str, ...]         # blocks per mapped dimension (C), outermost first
     host_values: tuple[str, ...]  # value of each host loop dimension here (C)
+    guard: str = "1"              # where the launch has instances, beyond the host guards (C)
 
 
 @dataclass
@@ -53,7 +54,8 @@ def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:
     def after_mark(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
         kernel = kernels[node.mark_get_id().get_name()]
         key = f"{kernel.name}@{len(result.launches)}"
-        result.launches[key] = Launch(kernel, kernel.host_depth, _grid(kernel, build), _host_values(kernel, build))
+        result.launches[key] = Launch(kernel, kernel.host_depth, _grid(kernel, build),
+                                      _host_values(kernel, build), _launch_guard(kernel, build))
         return node.set_annotation(isl.Id(key, context=scop.ctx))
 
     build = isl.AstBuild.from_context(scop.context)
@@ -91,6 +93,18 @@ def _host_values(kernel: Kernel, build: isl.AstBuild) -> tuple[str, ...]:
     here = build.get_schedule().intersect_domain(kernel.domain).reverse().apply_range(host)
     values = isl.PwMultiAff.from_map(isl.Map.from_union_map(here))
     return tuple(c_expr(build.expr_from_pw_aff(values.get_pw_aff(k))) for k in range(kernel.host_depth))
+
+
+def _launch_guard(kernel: Kernel, build: isl.AstBuild) -> str:
+    """The host values at which the kernel has instances, as far as the host code has not checked them.
+
+    isl may leave the guard of a subtree inside its mark, where the host printer
+    does not look: launched there, the grid of an empty tile range is 0 blocks,
+    which CUDA rejects.
+    """
+    outer = build.get_schedule().intersect_domain(kernel.domain)
+    where = isl.Set.from_union_set(outer.range()).coalesce()
+    return c_expr(build.expr_from_set(where))
 
 
 def _maps(umap: isl.UnionMap) -> list[isl.Map]:
