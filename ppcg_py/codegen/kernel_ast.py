@@ -159,7 +159,10 @@ class KernelBody:
         the first `unroll` schedule dimensions are unrolled."""
         guard = CallbackGuard()
         context = self._context_at(first_iterator)
-        schedule = _simplified(schedule)
+        # isl's AST build mixes up parameters whose order differs between the context
+        # and the schedule (a guard named b0 where the set says t0): one order for both
+        schedule = _simplified(schedule.align_params(context.get_space()))
+        context = context.align_params(schedule.get_space())
         build = isl.AstBuild.from_context(context)
         if unroll and not schedule.is_empty():
             n = _maps(schedule)[0].dim(isl.dim_type.out)
