@@ -4,6 +4,7 @@ minutes in isl's scheduler)."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,17 @@ def test_memory_based_dependences_verify(kernel, tmp_path):
     report = verify(cfg, tmp_path)
     assert report.ok, report.summary()
     assert "using memory-based dependences" in (tmp_path / "ppcg.stderr").read_text()
+
+
+@pytest.mark.parametrize("kernel, parallel", [("gemm", ["t0"]), ("jacobi-2d", ["t0", "t0"]),
+                                              ("seidel-2d", ["single thread"])])
+def test_memory_based_dependences_keep_parallel_loops(kernel, parallel, tmp_path, capsys, monkeypatch):
+    """Unordered conflicts still let the original order's parallel loops run on threads
+    (gemm's i, both of jacobi-2d's sweeps), and keep seidel-2d's carried loops sequential."""
+    monkeypatch.chdir(tmp_path)
+    cfg = kernel_config(kernel)
+    includes = [arg for d in cfg.include_dirs for arg in ("-I", d)]
+    assert main(["-v", "--dataflow-max-operations", "1", *includes, str(cfg.source)]) == 0
+    report = [line for line in capsys.readouterr().err.splitlines() if re.match(r"ppcg-py: kernel\d+ \(", line)]
+    assert [("single thread" if "single thread" in line else re.search(r"threads \['(t0)", line).group(1))
+            for line in report] == parallel

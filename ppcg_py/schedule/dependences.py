@@ -15,7 +15,7 @@ class Dependences:
     flow: isl.UnionMap        # read-after-write (value-based)
     false: isl.UnionMap       # write-after-read and write-after-write
     live_in: isl.UnionMap     # reads with no write before them in the SCoP
-    value_based: bool = True  # False: memory-based, isl's analysis was too costly
+    value_based: bool = True  # False: unordered conflicts (flow), isl's analysis was too costly
 
     @property
     def all(self) -> isl.UnionMap:
@@ -49,15 +49,16 @@ def _value_based(scop: Scop) -> Dependences:
 
 
 def _memory_based(scop: Scop) -> Dependences:
-    """Every earlier access to the same element, and every read as possibly live-in."""
-    order = scop.schedule.get_map()
-    before = order.lex_lt_union_map(order)
+    """Every pair of accesses to the same element, one of them a write, in either
+    order; every read possibly live-in.
+
+    Without the order these are more than the memory-based dependences, but they
+    serve the one use they have, finding the loops of the original order along
+    which no such pair differs (a pair counts the same in both directions), and
+    they skip isl's lexicographic order of the whole SCoP, the costly part."""
     reads = scop.access_union(reads=True)
     writes = scop.access_union(reads=False)
-
-    def pairs(sources: isl.UnionMap, sinks: isl.UnionMap) -> isl.UnionMap:
-        return sources.apply_range(sinks.reverse()).intersect(before)
-
-    return Dependences(flow=pairs(writes, reads).coalesce(),
-                       false=pairs(reads, writes).union(pairs(writes, writes)).coalesce(),
+    conflicts = writes.apply_range(reads.union(writes).reverse())
+    conflicts = conflicts.union(conflicts.reverse())  # no coalesce: it costs more than it saves
+    return Dependences(flow=conflicts, false=isl.UnionMap.empty(conflicts.get_space()),
                        live_in=reads, value_based=False)

@@ -17,26 +17,49 @@ def mark_coincident(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl.Sc
 
 
 def _visit(node: isl.ScheduleNode, deps: isl.UnionMap) -> isl.ScheduleNode:
-    if node.get_type() == NT.band:
-        node = _mark_band(node, deps)
+    """Mark the bands below `node`; `deps` holds the dependences not carried above it.
+
+    Each level narrows them (a filter to its statements, a band to equal values of
+    its carrying members), so deep bands see only what concerns them instead of
+    intersecting every dependence of the SCoP with their prefix schedule."""
+    if node.get_type() == NT.filter:
+        # the statements of the filter; whole statements rather than the filter's
+        # instances: cheaper, and extra dependences only make the marking conservative
+        statements = node.filter_get_filter().universe()
+        deps = deps.intersect_domain(statements).intersect_range(statements)
+    elif node.get_type() == NT.band:
+        node, deps = _mark_band(node, deps)
     for k in range(node.n_children()):
         node = _visit(node.child(k), deps).parent()
     return node
 
 
-def _mark_band(node: isl.ScheduleNode, deps: isl.UnionMap) -> isl.ScheduleNode:
-    domain = node.get_domain()
-    prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
-    local = deps.intersect_domain(domain).intersect_range(domain)
-    # dependences not carried by the loops around this band
-    local = local.intersect(prefix.apply_range(prefix.reverse()))
+def _mark_band(node: isl.ScheduleNode, local: isl.UnionMap) -> tuple[isl.ScheduleNode, isl.UnionMap]:
     partial = node.band_get_partial_schedule()
     for k in range(node.band_n_member()):
         member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
-        distances = local.apply_domain(member).apply_range(member).deltas()
-        zero = distances.is_empty() or distances.is_subset(
-            isl.UnionSet.read_from_str(node.get_ctx(), "{ [0] }").align_params(distances.get_space()))
+        zero = _zero_distance(local, member)
         node = node.band_member_set_coincident(k, int(zero))
         if not zero:
             local = local.intersect(member.apply_range(member.reverse()))  # carried from here on: others see equal values
-    return node
+    return node, local
+
+
+def _zero_distance(deps: isl.UnionMap, member: isl.UnionMap) -> bool:
+    """Whether no dependence joins instances at different values of `member`.
+
+    One statement pair at a time, stopping at the first that does: a loop that is
+    not parallel is usually found so after a few pairs, not the whole SCoP."""
+    zero = isl.Set.read_from_str(deps.get_ctx(), "{ [0] }")
+    for dep in _maps(deps):
+        distances = isl.UnionMap.from_map(dep).apply_domain(member).apply_range(member).deltas()
+        if not (distances.is_empty() or distances.is_subset(
+                isl.UnionSet.from_set(zero.align_params(distances.get_space())))):
+            return False
+    return True
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    found: list[isl.Map] = []
+    umap.foreach_map(found.append)
+    return found
