@@ -164,6 +164,10 @@ def _transfer(dev: DeviceArray, box, extents: list[str], prefix: str, context: i
         cell = arr.name if scalars_by_pointer else f"&{arr.name}"
         src, dst = (cell, device) if to_device else (device, cell)
         return [f"cudaCheckReturn(cudaMemcpy({dst}, {src}, sizeof({t}), {kind}));"]
+    known = context.align_params(box[0][0].get_space()).params()
+    where = _box_domain(box).gist(known)
+    if where.intersect(known.align_params(where.get_space())).is_empty():
+        return []  # the box is empty wherever the SCoP runs (e.g. under --ctx)
     (lo0, hi0), *rest = [(param_expr(lo, context), param_expr(hi, context)) for lo, hi in box]
     inner = " * ".join(f"({e})" for e in extents[2:]) or "1"
     if not rest:
@@ -182,13 +186,20 @@ def _transfer(dev: DeviceArray, box, extents: list[str], prefix: str, context: i
         pitch = f"{row} * sizeof({t})"
         call = (f"cudaMemcpy2D({dst}, {pitch}, {src}, {pitch}, (({hi1}) - ({lo1}) + 1) * {inner} * sizeof({t}), "
                 f"({hi0}) - ({lo0}) + 1, {kind})")
-    where = box[0][0].domain().intersect(box[-1][1].domain()).gist(context.align_params(box[0][0].get_space())
-                                                                   .params())
     line = f"cudaCheckReturn({call});"
     if where.is_universe() if hasattr(where, "is_universe") else False:
         return [line]
     condition = c_expr(isl.AstBuild.from_context(context).expr_from_set(where.align_params(context.get_space())))
     return [line] if condition == "1" else [f"if ({condition})", f"  {line}"]
+
+
+def _box_domain(box) -> isl.Set:
+    """The parameter values at which every bound of the box is defined."""
+    where = box[0][0].domain()
+    for lo, hi in box:
+        where = where.intersect(lo.domain().align_params(where.get_space())).intersect(
+            hi.domain().align_params(where.get_space()))
+    return where
 
 
 @dataclass(frozen=True)

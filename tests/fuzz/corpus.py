@@ -7,6 +7,7 @@ The JSON says how to replay the case and what a correct compiler does:
      "reason": "fragment of the expected error",   # with "rejection"
      "xfail": "why it fails today, where the bug is" | null,
      "cpu_limit": 60,                       # CPU seconds ppcg-py may use
+     "why": "what the bug was, once fixed",  # for the reader only
      "found": {"verdict": "mismatch", "detail": "", "seed": "7:12"}}
 
 `replay` runs one saved case through the same runner as the fuzzer.
