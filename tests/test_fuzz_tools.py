@@ -9,9 +9,10 @@ import pytest
 from fuzz.campaign import make_case
 from fuzz.generate import generate
 from fuzz.interp import c_div, c_mod, footprint
-from fuzz.program import Assign, Call, data_refs, walk_nodes
+from fuzz.program import (Arith, ArrayDecl, Assign, Call, CastTo, Const, Local, Loop, Num, Program, Ref,
+                          ScalarDecl, data_refs, walk_nodes)
 from fuzz.render import render
-from fuzz.runner import classify_compiler, normalise_reason
+from fuzz.runner import classify_compiler, data_type_of, normalise_reason
 from fuzz.shrink import shrink
 
 
@@ -105,3 +106,21 @@ def test_timeouts_name_the_stage_that_was_running():
     assert rest == "x.c:1:1: error: boom\n"
     assert _running_stage(report) == "codegen"
     assert _running_stage([]) == "extract"
+
+
+def _one_statement(rhs, *, local=None, scalars=()) -> Program:
+    body = ((local,) if local else ()) + (Assign(Ref("A", (Ref("i"),)), "=", rhs),)
+    loop = Loop("i", Const(0), Const(4), body)
+    return Program(params=(), arrays=(ArrayDecl("A", "double", 1),), scalars=scalars, scops=((loop,),))
+
+
+def test_tolerance_follows_the_least_precise_type_computed_in():
+    """A double array computed through a float value is compared as float: the device
+    rounds there too, and computes `sqrt` of a float as `sqrtf` (found: seed 1:329)."""
+    x = Ref("A", (Ref("i"),))
+    assert data_type_of(_one_statement(Arith("*", x, Num(0.5)))) == "double"
+    assert data_type_of(_one_statement(Arith("*", x, Num(0.5, "float")))) == "float"
+    assert data_type_of(_one_statement(CastTo("float", x))) == "float"
+    assert data_type_of(_one_statement(Ref("v"), local=Local("float", "v", x))) == "float"
+    alpha = ScalarDecl("alpha", "float", 1.5, written=False)
+    assert data_type_of(_one_statement(Arith("*", x, Ref("alpha")), scalars=(alpha,))) == "float"

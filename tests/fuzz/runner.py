@@ -22,12 +22,13 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, is_dataclass
 from pathlib import Path
+from typing import Iterator
 
 from ppcg_py.verify.harness import VerifyConfig, VerifyReport, verify
 
-from .program import Program
+from .program import CastTo, Local, Num, Program, walk_nodes
 
 FAILURES = ("ice", "crash", "bad-error", "timeout", "nvcc", "build", "run-crash", "mismatch",
             "generator")
@@ -55,12 +56,36 @@ class Outcome:
 
 
 def data_type_of(program: Program) -> str:
-    """The harness tolerance: the least precise element type that is dumped."""
-    types = {a.ctype for a in program.arrays} | {s.ctype for s in program.scalars if s.written}
+    """The harness tolerance: the least precise type the dumped values are computed in.
+
+    Not only the dumped arrays: a float scalar, local, cast or literal in a double
+    computation rounds its value to float, and the device computes its math calls in
+    float (`sqrt` on a float is `sqrtf`, as CUDA's overloads do) where C's return double.
+    """
+    types = {a.ctype for a in program.arrays} | {s.ctype for s in program.scalars}
+    for scop in program.scops:
+        for node in walk_nodes(scop):
+            if isinstance(node, Local):
+                types.add(node.ctype)
+            for expr in (getattr(node, "rhs", None), getattr(node, "init", None)):
+                types |= set(_types_in(expr))
     for loose in ("float", "double", "int"):
         if loose in types:
             return loose
     return "double"
+
+
+def _types_in(expr) -> Iterator[str]:
+    """The C types an expression converts to (casts, float literals)."""
+    if isinstance(expr, CastTo):
+        yield expr.ctype
+    if isinstance(expr, Num) and expr.kind == "float":
+        yield "float"
+    if is_dataclass(expr):
+        for f in fields(expr):
+            value = getattr(expr, f.name)
+            for part in (value if isinstance(value, tuple) else (value,)):
+                yield from _types_in(part)
 
 
 def normalise_reason(message: str) -> str:
