@@ -165,7 +165,8 @@ def _transfer(dev: DeviceArray, box, extents: list[str], prefix: str, context: i
         src, dst = (cell, device) if to_device else (device, cell)
         return [f"cudaCheckReturn(cudaMemcpy({dst}, {src}, sizeof({t}), {kind}));"]
     known = context.align_params(box[0][0].get_space()).params()
-    where = _box_domain(box).gist(known)
+    # every bound is a minimum or maximum of one box: all are defined where it is not empty
+    where = box[0][0].domain().gist(known)
     if where.intersect(known.align_params(where.get_space())).is_empty():
         return []  # the box is empty wherever the SCoP runs (e.g. under --ctx)
     (lo0, hi0), *rest = [(param_expr(lo, context), param_expr(hi, context)) for lo, hi in box]
@@ -191,15 +192,6 @@ def _transfer(dev: DeviceArray, box, extents: list[str], prefix: str, context: i
         return [line]
     condition = c_expr(isl.AstBuild.from_context(context).expr_from_set(where.align_params(context.get_space())))
     return [line] if condition == "1" else [f"if ({condition})", f"  {line}"]
-
-
-def _box_domain(box) -> isl.Set:
-    """The parameter values at which every bound of the box is defined."""
-    where = box[0][0].domain()
-    for lo, hi in box:
-        where = where.intersect(lo.domain().align_params(where.get_space())).intersect(
-            hi.domain().align_params(where.get_space()))
-    return where
 
 
 @dataclass(frozen=True)
