@@ -196,14 +196,15 @@ def test_float_math_verifies(tmp_path):
 INT_MATH = """{
 #pragma scop
   for (int i = 0; i < n; i++)
-    y[i] = sqrt(fabs(i - 3)) + pow(i, 2) + fabs(K[i]);
+    y[i] = sqrt(fabs(i - 3)) + pow(i, 2) + fabs(K[i]) + fmax(F[i][0], 0.3) + fmin(0.2, y[i]);
 #pragma endscop
 }"""
 
 
-def test_int_arguments_of_math_calls_convert_to_double(tmp_path):
-    """C converts `fabs(i)` to `fabs((double) i)`; CUDA would pick a host-only overload
-    (nvcc: calling a constexpr __host__ function from a __global__ function)."""
+def test_int_and_mixed_arguments_of_math_calls_convert_to_double(tmp_path):
+    """C converts `fabs(i)` to `fabs((double) i)` and `fmax(f, 0.3)` (f a float) to
+    `fmax((double) f, 0.3)`; CUDA would pick a host-only overload (nvcc: calling a
+    constexpr __host__ function from a __global__ function; found: fuzz seed 1:425)."""
     src = tmp_path / "intmath.c"
     src.write_text(_program(INT_MATH))
     out = tmp_path / "out"
@@ -212,6 +213,7 @@ def test_int_arguments_of_math_calls_convert_to_double(tmp_path):
     kernel = (out / "intmath_kernel.cu").read_text()
     assert re.search(r"\bfabs\(\(double\) \(", kernel), kernel
     assert re.search(r"\bpow\(\(double\) ", kernel), kernel
+    assert re.search(r"\bfmax\(\(double\) ", kernel) and re.search(r"\bfmin\(0\.2, \(double\) ", kernel), kernel
     _verify(tmp_path, _program(INT_MATH), data_type="float", nvcc=True)
 
 

@@ -8,8 +8,9 @@ the call in double), the call is renamed to its float variant: `sqrt` ->
 `sqrtf`, `exp` -> `expf`, `pow` -> `powf`, `fabs` -> `fabsf`, ... The float
 call's result is float, so an enclosing call over it can become float too.
 This follows what CUDA programmers write; the results differ from C's double
-evaluation only in float rounding. An int argument of a double math call gets
-C's conversion written out: `fabs(j)` becomes `fabs((double) j)`.
+evaluation only in float rounding. An int or float argument of a double math call
+gets C's conversion written out: `fabs(j)` becomes `fabs((double) j)`, `fmax(f, 0.3)`
+becomes `fmax((double) f, 0.3)`.
 """
 from __future__ import annotations
 
@@ -109,10 +110,11 @@ def use_float_math(node: c_ast.Node, type_of: TypeOf, cast_kind: CastKind = defa
     if "double" not in kinds and "float" in kinds:
         node.name = c_ast.ID(variant, node.name.coord)
     elif node.name.name in DOUBLE_RESULT:
-        # C converts an int argument to double; CUDA's C++ overloads would instead pick
-        # a host-only template (`fabs(int)` does not compile in a kernel)
+        # C converts an int (or, next to a double, a float) argument to double; CUDA's
+        # C++ overloads would instead pick a host-only template (`fabs(int)` and
+        # `fmax(float, double)` do not compile in a kernel)
         for k, (arg, arg_kind) in enumerate(zip(args, kinds)):
-            if arg_kind == "int":
+            if arg_kind != "double":
                 args[k] = _to_double(arg)
 
 
