@@ -53,9 +53,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--assume-non-negative-parameters", action="store_true")
     p.add_argument("--no-reschedule", action="store_true", help="keep the original schedule")
     p.add_argument("--schedule-timeout", type=float, default=30.0, metavar="SECONDS",
-                   help="bound on isl's scheduler per SCoP; then the original loop order is kept [30]")
+                   help="bound on isl's scheduler per SCoP, in CPU seconds; then the original loop order "
+                        "is kept [30]")
     p.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
-                   help="bound on the whole compilation; past it, one more try with the original loop "
+                   help="bound on the whole compilation, in CPU seconds (wall time: 4x); past it, one more "
+                        "try with the original loop "
                         "order and global memory only, then an error naming the step [300; 0: none]")
     p.add_argument("--isl-max-operations", type=int, default=0, metavar="N",
                    help="bound on isl's operations per step, handled like --timeout [0: none]")

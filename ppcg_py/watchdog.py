@@ -6,6 +6,9 @@ ten-line loop nest. A user's build must never hang on that. The compilation runs
 in a forked child (which inherits everything copy-on-write and sends back only
 the generated text) and reports each step it enters; past the deadline the child
 is killed and the caller learns which step of which SCoP was running.
+The deadline counts the child's CPU time, so that the same input gives the same
+output on a loaded machine (`make -j`) as on an idle one; a child that does not
+use the CPU (blocked, stopped) is killed after four times the deadline in wall time.
 `--isl-max-operations` bounds each step in isl's own operation count instead;
 exceeding it is reported the same way.
 """
@@ -59,8 +62,13 @@ def is_operation_limit(exc: BaseException) -> bool:
     return isinstance(exc, isl.Error) and "maximal number of operations exceeded" in str(exc)
 
 
+WALL_FACTOR = 4          # wall-clock bound, in multiples of the CPU deadline
+_POLL_S = 0.25           # how often the parent looks at the child's CPU time
+
+
 def run_with_deadline(work: Callable[[Progress], T], seconds: float) -> T:
-    """`work(progress)` in a forked child; its result, its exception, or StepTooLong."""
+    """`work(progress)` in a forked child; its result, its exception, or StepTooLong
+    once the child has used `seconds` of CPU time."""
     if seconds <= 0 or not hasattr(os, "fork"):
         return work(lambda _step: None)
     context = multiprocessing.get_context("fork")
@@ -68,12 +76,16 @@ def run_with_deadline(work: Callable[[Progress], T], seconds: float) -> T:
     child = context.Process(target=_child, args=(work, sender))   # not daemonic: it may fork the scheduler
     child.start()
     sender.close()
-    step, deadline = Step("extract"), time.monotonic() + seconds
+    step, start = Step("extract"), time.monotonic()
     try:
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0 or not receiver.poll(left):
+            wall = time.monotonic() - start
+            used = _cpu_seconds(child.pid)
+            used = wall if used is None else used
+            if used >= seconds or wall >= WALL_FACTOR * seconds:
                 raise StepTooLong(step, f"did not finish within {seconds:g} s")
+            if not receiver.poll(min(_POLL_S, seconds - used)):
+                continue
             try:
                 kind, value = receiver.recv()
             except EOFError:
@@ -92,6 +104,18 @@ def run_with_deadline(work: Callable[[Progress], T], seconds: float) -> T:
             child.kill()
         child.join()
         receiver.close()
+
+
+def _cpu_seconds(pid: int | None) -> float | None:
+    """CPU time of a process and of the children it has waited for (Linux /proc);
+    None where that cannot be read (then the deadline is in wall time)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    utime, stime, cutime, cstime = (int(f) for f in fields[11:15])
+    return (utime + stime + cutime + cstime) / os.sysconf("SC_CLK_TCK")
 
 
 class _Forward(io.TextIOBase):

@@ -15,10 +15,17 @@ from ppcg_py.watchdog import Step, StepTooLong, run_with_deadline
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "matmul.c"
 
 
+def _spin(seconds: float) -> None:
+    """Use the CPU for `seconds` (the deadline counts CPU time, not sleep)."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        pass
+
+
 def test_deadline_names_the_running_step():
     def work(progress):
         progress(Step("memory (f)", 12))
-        time.sleep(30)
+        _spin(30)
 
     start = time.monotonic()
     with pytest.raises(StepTooLong) as info:
@@ -26,6 +33,30 @@ def test_deadline_names_the_running_step():
     assert time.monotonic() - start < 10
     assert info.value.step == Step("memory (f)", 12)
     assert "did not finish within 0.5 s" in info.value.what
+
+
+def test_a_child_that_does_not_use_the_cpu_ends_after_four_deadlines_of_wall_time():
+    def blocked(progress):
+        progress(Step("codegen"))
+        time.sleep(30)
+
+    start = time.monotonic()
+    with pytest.raises(StepTooLong) as info:
+        run_with_deadline(blocked, 0.5)
+    assert 2 <= time.monotonic() - start < 10
+    assert info.value.step == Step("codegen")
+
+
+def test_the_deadline_counts_cpu_time_not_waiting(monkeypatch):
+    """A machine busy with other work (make -j) must not change what is generated:
+    a child that waits for the CPU has not used its budget."""
+    from ppcg_py import watchdog
+    monkeypatch.setattr(watchdog, "_cpu_seconds", lambda pid: 0.0)   # as if never scheduled
+
+    def slow_but_idle(progress):
+        time.sleep(1.5)
+        return "done"
+    assert run_with_deadline(slow_but_idle, 1) == "done"
 
 
 def test_results_exceptions_and_output_cross_from_the_child(capsys):
@@ -48,13 +79,13 @@ def test_slow_compilation_falls_back_to_the_simple_configuration(monkeypatch, tm
     def slow_when_promoting(path, options, progress=None):
         if options.use_shared_memory:
             progress(Step("memory (matmul)", 26))
-            time.sleep(60)
+            _spin(60)
         return real(path, options, progress)
 
     monkeypatch.setattr(driver, "compile_source", slow_when_promoting)
-    assert main(["--timeout", "20", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 0
+    assert main(["--timeout", "5", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 0
     err = capsys.readouterr().err
-    assert f"{EXAMPLE}:26:1: warning: memory (matmul) did not finish within 20 s; compiling again" in err
+    assert f"{EXAMPLE}:26:1: warning: memory (matmul) did not finish within 5 s; compiling again" in err
     kernel = (tmp_path / "matmul_kernel.cu").read_text()
     assert "__global__" in kernel and "__shared__" not in kernel
 
@@ -63,7 +94,7 @@ def test_timeout_in_both_tries_is_a_located_error(monkeypatch, tmp_path, capsys)
     def hang(path, options, progress=None):
         progress(Step("codegen"))
         progress(Step("memory (matmul)", 26))
-        time.sleep(60)
+        _spin(60)
 
     monkeypatch.setattr(driver, "compile_source", hang)
     assert main(["--timeout", "1", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 1
