@@ -393,3 +393,24 @@ def test_scops_in_several_functions(tmp_path):
     scops = _scops(tmp_path, TWO_FUNCTIONS)
     assert [s.function for s in scops] == ["scale", "shift", "shift"]
     _verify(tmp_path, TWO_FUNCTIONS, ("--tile-sizes", "4"), name="twofn", nvcc=True)
+
+
+# -- arrays of unknown outer size ------------------------------------------------
+
+OPEN_ARRAY_UNTOUCHED = """{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    for (int j = i; j < i; j++)
+      x[j] = x[j + 1] * 2.0;
+    y[i] = y[i] + 1.0f;
+  }
+#pragma endscop
+}"""
+
+
+def test_open_array_that_no_instance_touches_is_not_an_error(tmp_path):
+    """`double x[]` accessed only under an empty loop has no size to infer and needs
+    none (found: fuzz seed 2:32, was "cannot determine the size of array")."""
+    signature = ("static void compute(int n, int m, double alpha, double A[N][M], double B[N][M], "
+                 "double x[], float F[N][M], float y[N], int K[N])\n")
+    _verify(tmp_path, _program(OPEN_ARRAY_UNTOUCHED, signature), data_type="float")

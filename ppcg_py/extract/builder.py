@@ -314,7 +314,7 @@ class ScopBuilder:
             if dim is None:
                 if k > 0:
                     raise CompileError.at(vt.coord, f"array '{name}' has an unknown inner dimension")
-                extents.append(self._inferred_extent(name))
+                extents.append(self._inferred_extent(name, vt))
                 known.append(False)
             else:
                 # a function of the parameters only (not of a 0-dimensional set), like
@@ -323,17 +323,22 @@ class ScopBuilder:
                 known.append(True)
         return tuple(extents), tuple(known)
 
-    def _inferred_extent(self, name: str) -> isl.PwAff:
-        """Outermost size of `A[]`/`*A`: one past the largest accessed index."""
+    def _inferred_extent(self, name: str, vt: VarType) -> isl.PwAff:
+        """Outermost size of `A[]`/`*A`: one past the largest accessed index (0 when
+        no statement instance accesses it, e.g. under an empty loop)."""
         touched = None
         for stmt in self.statements:
             for acc in stmt.accesses:
                 if acc.array == name:
                     rng = acc.index.range()
                     touched = rng if touched is None else touched.union(rng)
-        upper = touched.dim_max(0) if touched is not None else None
-        if upper is None or upper.is_empty() or upper.involves_nan():
-            raise CompileError(f"cannot determine the size of array '{name}'", self.path)
+        params = isl.Set.universe(isl.Space.params_alloc(self.ctx, 0))
+        if touched is None or touched.is_empty():
+            return isl.PwAff.val_on_domain(params, isl.Val(0, self.ctx))
+        upper = touched.dim_max(0)
+        if upper.involves_nan():
+            raise CompileError.at(vt.coord, f"cannot determine the size of array '{name}': "
+                                  "its accesses have no upper bound")
         one = isl.PwAff.val_on_domain(isl.Set.universe(upper.get_domain_space()), isl.Val(1, self.ctx))
         return upper.add(one).coalesce()
 
