@@ -7,6 +7,7 @@ run under a guard: an exception inside an isl callback corrupts the heap.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import islpy as isl
@@ -127,7 +128,12 @@ def _grid(kernel: Kernel, build: isl.AstBuild) -> tuple[str, ...]:
             continue
         count = tiles.dim_max(k).add(_const_like(lowest, 1))
         count = count.min(_const_like(lowest, limit)).coalesce()
-        grid.append(c_expr(build.expr_from_pw_aff(count)))
+        # At least one block, written outside isl: isl simplifies the count under what
+        # it believes the host code checks, but it may leave that check inside the mark
+        # (docs/isl-notes.md), and a launch there (no tiles, so nothing to lose) with
+        # 0 blocks is invalid. Where the kernel has tiles, the count is exact.
+        text = c_expr(build.expr_from_pw_aff(count))
+        grid.append(text if re.fullmatch(r"\(*\d+\)*", text) else f"ppcg_max(1, {text})")
     return tuple(grid)
 
 
