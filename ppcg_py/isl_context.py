@@ -64,6 +64,13 @@ def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
     return result
 
 
+def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
+    """The maps of a union map (islpy's lists are not iterable)."""
+    result: list[isl.Map] = []
+    umap.foreach_map(result.append)
+    return result
+
+
 def within_operations(ctx: isl.Context, limit: int, compute: Callable[[], Any]) -> Any:
     """`compute()`, or None when isl needs more than `limit` operations for it.
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from ..isl_context import CallbackGuard
+from ..isl_context import CallbackGuard, maps_of
 from ..memory import MemoryPlan
 from ..schedule import Kernel, ScheduledScop
 from .expr import c_expr, param_expr
@@ -55,8 +55,9 @@ def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:
     def after_mark(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
         kernel = kernels[node.mark_get_id().get_name()]
         key = f"{kernel.name}@{len(result.launches)}"
-        result.launches[key] = Launch(kernel, kernel.host_depth, _grid(kernel, build),
-                                      _host_values(kernel, build), _launch_guard(kernel, build))
+        outer = build.get_schedule().intersect_domain(kernel.domain)  # the instances launched here
+        result.launches[key] = Launch(kernel, kernel.host_depth, _grid(kernel, outer, build),
+                                      _host_values(kernel, outer, build), _launch_guard(outer, build))
         return node.set_annotation(isl.Id(key, context=scop.ctx))
 
     build = isl.AstBuild.from_context(scop.context)
@@ -76,7 +77,7 @@ def _iterator_ids(ctx: isl.Context, names: list[str]) -> isl.IdList:
     return ids
 
 
-def _host_values(kernel: Kernel, build: isl.AstBuild) -> tuple[str, ...]:
+def _host_values(kernel: Kernel, outer: isl.UnionMap, build: isl.AstBuild) -> tuple[str, ...]:
     """The host loop values at a launch, from the instances under the mark.
 
     isl may fold a host loop away where it has a single value (then the build has
@@ -85,40 +86,31 @@ def _host_values(kernel: Kernel, build: isl.AstBuild) -> tuple[str, ...]:
     """
     if kernel.host_depth == 0:
         return ()
-    outer = kernel.outer_schedule
     host = None
-    for m in _maps(outer):
+    for m in maps_of(kernel.outer_schedule):
         part = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, kernel.host_depth,
                                                    m.dim(isl.dim_type.out) - kernel.host_depth))
         host = part if host is None else host.union(part)
-    here = build.get_schedule().intersect_domain(kernel.domain).reverse().apply_range(host)
+    here = outer.reverse().apply_range(host)
     values = isl.PwMultiAff.from_map(isl.Map.from_union_map(here))
     return tuple(c_expr(build.expr_from_pw_aff(values.get_pw_aff(k))) for k in range(kernel.host_depth))
 
 
-def _launch_guard(kernel: Kernel, build: isl.AstBuild) -> str:
+def _launch_guard(outer: isl.UnionMap, build: isl.AstBuild) -> str:
     """The host values at which the kernel has instances, as far as the host code has not checked them.
 
     isl may leave the guard of a subtree inside its mark, where the host printer
     does not look: launched there, the grid of an empty tile range is 0 blocks,
     which CUDA rejects.
     """
-    outer = build.get_schedule().intersect_domain(kernel.domain)
     where = isl.Set.from_union_set(outer.range()).coalesce()
     return c_expr(build.expr_from_set(where))
 
 
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    found: list[isl.Map] = []
-    umap.foreach_map(found.append)
-    return found
-
-
-def _grid(kernel: Kernel, build: isl.AstBuild) -> tuple[str, ...]:
+def _grid(kernel: Kernel, outer: isl.UnionMap, build: isl.AstBuild) -> tuple[str, ...]:
     """Blocks per dimension: min(grid size, tiles), when the tile range starts at 0."""
     if kernel.block_schedule is None:
         return ()
-    outer = build.get_schedule().intersect_domain(kernel.domain)
     tiles = isl.Map.from_union_map(outer.reverse().apply_range(kernel.block_schedule))
     grid = []
     for k, limit in enumerate(kernel.sizes.grid):

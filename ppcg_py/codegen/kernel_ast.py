@@ -13,7 +13,7 @@ from __future__ import annotations
 import islpy as isl
 
 from ..extract.model import Scop
-from ..isl_context import CallbackGuard, sets_of
+from ..isl_context import CallbackGuard, maps_of, sets_of
 from ..memory.groups import ArrayGroup, KernelMemory
 from ..schedule import Kernel
 from .expr import c_expr
@@ -126,7 +126,7 @@ class KernelBody:
     def _tiles(self) -> isl.Set:
         """Every tile of this block: the range of the outer schedule."""
         tiles = None
-        for m in _maps(self.kernel.outer_schedule):
+        for m in maps_of(self.kernel.outer_schedule):
             rng = m.range()
             tiles = rng if tiles is None else tiles.union(rng)
         return tiles.coalesce()
@@ -165,7 +165,7 @@ class KernelBody:
         context = context.align_params(schedule.get_space())
         build = isl.AstBuild.from_context(context)
         if unroll and not schedule.is_empty():
-            n = _maps(schedule)[0].dim(isl.dim_type.out)
+            n = maps_of(schedule)[0].dim(isl.dim_type.out)
             dims = ", ".join(f"x{k}" for k in range(n))
             options = " ; ".join(f"[{dims}] -> unroll[{k}]" for k in range(min(unroll, n)))
             build = build.set_options(isl.UnionMap.read_from_str(self.ctx, f"{{ {options} }}"))
@@ -292,7 +292,7 @@ def _simplified(schedule: isl.UnionMap) -> isl.UnionMap:
     build context here: that context holds only where the generated code runs, and
     gisting against it once silently dropped guards (PolyBench lu)."""
     result = None
-    for m in _maps(schedule):
+    for m in maps_of(schedule):
         part = isl.UnionMap.from_map(m.detect_equalities().coalesce())
         result = part if result is None else result.union(part)
     return result if result is not None else schedule
@@ -320,11 +320,6 @@ def _dims(group: ArrayGroup) -> str:
     return "".join(f"[{e}]" for e in group.shape)
 
 
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    found: list[isl.Map] = []
-    umap.foreach_map(found.append)
-    return found
-
 
 def _as_params(tiles: isl.Set, count: int, prefix: str) -> isl.Set:
     """The first `count` dimensions as parameters c0, c1, ... (outer loop iterators)."""
@@ -338,7 +333,7 @@ def _as_params(tiles: isl.Set, count: int, prefix: str) -> isl.Set:
 def _fix_outer(outer: isl.UnionMap, depth: int, prefix: str) -> isl.UnionSet:
     """Instances whose outer schedule values equal the parameters c0 .. c{depth-1}."""
     result = None
-    for m in _maps(outer):
+    for m in maps_of(outer):
         n = m.dim(isl.dim_type.param)
         fixed = m.add_dims(isl.dim_type.param, depth)
         for k in range(depth):

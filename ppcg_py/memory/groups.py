@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ..extract.model import Array, Scop
-from ..isl_context import sets_of
+from ..isl_context import maps_of, sets_of
 from ..names import Names
 from ..options import Options
 from ..schedule import Kernel
@@ -173,7 +173,7 @@ def _outer(kernel: Kernel, depth: int) -> isl.UnionMap:
     outer = kernel.outer_schedule
     total = kernel.depth
     result = None
-    for m in _maps(outer):
+    for m in maps_of(outer):
         part = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, depth, total - depth))
         result = part if result is None else result.union(part)
     return result
@@ -184,7 +184,7 @@ def _per_level(kernel: Kernel, relation: isl.UnionMap, depth: int, per_thread: b
     domain = kernel.domain.intersect(kernel.thread_filter) if per_thread else kernel.domain
     touched = _outer(kernel, depth).intersect_domain(domain).reverse().apply_range(relation)
     result = None
-    for m in _maps(touched):
+    for m in maps_of(touched):
         part = _domain_as_params(m, depth)
         result = part if result is None else result.union(part)
     return result.coalesce()
@@ -217,7 +217,7 @@ def _thread_invariant(kernel: Kernel, relation: isl.UnionMap) -> bool:
     """Whether each element is fixed by the tile and the thread-mapped point values."""
     n = len(kernel.thread_ids)
     mapped = None
-    for m in _maps(kernel.point_schedule):
+    for m in maps_of(kernel.point_schedule):
         part = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, n, m.dim(isl.dim_type.out) - n))
         mapped = part if mapped is None else mapped.union(part)
     key = kernel.outer_schedule.flat_range_product(mapped)
@@ -227,7 +227,7 @@ def _thread_invariant(kernel: Kernel, relation: isl.UnionMap) -> bool:
 def _coalesced(kernel: Kernel, group: list[_Reference]) -> bool:
     """Consecutive x threads touch the same or consecutive elements (innermost index)."""
     flat = kernel.outer_schedule.flat_range_product(kernel.inner_schedule)
-    space = _maps(flat)[0].get_space()
+    space = maps_of(flat)[0].get_space()
     n = space.dim(isl.dim_type.out)
     x = kernel.depth + len(kernel.thread_ids) - 1
     names = [f"y{k}" for k in range(n)]
@@ -297,8 +297,3 @@ def _named(groups: list[ArrayGroup], names: Names, used: frozenset[str]) -> list
                               g.copy_out, g.element_type, g.reason))
     return out
 
-
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    found: list[isl.Map] = []
-    umap.foreach_map(found.append)
-    return found

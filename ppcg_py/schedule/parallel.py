@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import islpy as isl
 
+from ..isl_context import maps_of
+
 NT = isl.schedule_node_type
 
 
@@ -51,15 +53,10 @@ def _zero_distance(deps: isl.UnionMap, member: isl.UnionMap) -> bool:
     One statement pair at a time, stopping at the first that does: a loop that is
     not parallel is usually found so after a few pairs, not the whole SCoP."""
     zero = isl.Set.read_from_str(deps.get_ctx(), "{ [0] }")
-    for dep in _maps(deps):
+    for dep in maps_of(deps):
         distances = isl.UnionMap.from_map(dep).apply_domain(member).apply_range(member).deltas()
         if not (distances.is_empty() or distances.is_subset(
                 isl.UnionSet.from_set(zero.align_params(distances.get_space())))):
             return False
     return True
 
-
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    found: list[isl.Map] = []
-    umap.foreach_map(found.append)
-    return found
