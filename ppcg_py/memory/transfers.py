@@ -15,7 +15,7 @@ import islpy as isl
 from ..isl_context import sets_of, within_operations
 from ..extract.model import Array, Scop
 
-_BOUND_OPERATIONS = 200_000
+_BOX_OPERATIONS = 50_000   # per attempt at a box; about a second on hard sets
 
 
 @dataclass(frozen=True)
@@ -78,47 +78,95 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap) -> MemoryPlan:
         needed = _elements(live_in, array.name)
         out_box: tuple = ()
         if written:
-            box_set = _outer_box(written_set, extent)
-            out_box = _bounds(box_set, array.rank)
-            holes = box_set.subtract(written_set)
-            if not holes.is_empty():
+            box = _box_around(written_set, extent, array)
+            out_box = box.bounds
+            holes = _holes(box.elements, written_set)
+            if holes is not None:
                 needed = holes if needed is None else needed.union(holes)
         copy_in = needed is not None and not needed.is_empty()
-        in_box = _bounds(_outer_box(needed, extent), array.rank) if copy_in else ()
+        in_box = _box_around(needed, extent, array).bounds if copy_in else ()
         devices.append(DeviceArray(array, copy_in=copy_in, copy_out=written,
                                    read=_touches(reads, array.name), written=written,
                                    in_box=in_box, out_box=out_box))
     return MemoryPlan(tuple(devices))
 
 
-def _outer_box(elements: isl.Set, extent: isl.Set) -> isl.Set:
-    """The elements of `extent` within the bounds of `elements` on the outer two dims."""
+@dataclass(frozen=True)
+class _Box:
+    """The declared elements of an array within bounds on its outer (up to two) dimensions."""
+
+    elements: isl.Set
+    bounds: tuple[tuple[isl.PwAff, isl.PwAff], ...]
+
+
+def _box_around(elements: isl.Set, extent: isl.Set, array: Array) -> _Box:
+    """The tightest box around `elements` that isl finds within a bounded effort.
+
+    Exact bounds can take isl minutes (parametric minima over sets with many
+    existentials, seen in fuzzed programs); then the box around the div-free
+    hull, then the whole array. A wider box is still correct: more crosses.
+    """
     elements = elements.align_params(extent.get_space())
     extent = extent.align_params(elements.get_space())
+    ctx = extent.get_ctx()
+    box = within_operations(ctx, _BOX_OPERATIONS, lambda: _box_of(elements, extent))
+    if box is None:
+        box = within_operations(ctx, _BOX_OPERATIONS, lambda: _box_of(_hull(elements, extent), extent))
+    return box if box is not None else _whole(extent, array)
+
+
+def _box_of(elements: isl.Set, extent: isl.Set) -> _Box:
     box = extent
-    for k in range(min(2, extent.dim(isl.dim_type.set))):
-        low, high = _range_of(elements, extent, k)
-        var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(extent.get_space()), isl.dim_type.set, k)
-        n = extent.dim(isl.dim_type.set)
-        low = low.add_dims(isl.dim_type.in_, n).set_tuple_id(isl.dim_type.in_, extent.get_tuple_id())
-        high = high.add_dims(isl.dim_type.in_, n).set_tuple_id(isl.dim_type.in_, extent.get_tuple_id())
+    n = extent.dim(isl.dim_type.set)
+    var_space = isl.LocalSpace.from_space(extent.get_space())
+    for k in range(min(2, n)):
+        var = isl.PwAff.var_on_domain(var_space, isl.dim_type.set, k)
+        low, high = (bound.add_dims(isl.dim_type.in_, n).set_tuple_id(isl.dim_type.in_, extent.get_tuple_id())
+                     for bound in (elements.dim_min(k), elements.dim_max(k)))
         box = box.intersect(var.ge_set(low)).intersect(var.le_set(high))
-    return box.coalesce()
+    box = box.coalesce()
+    bounds = tuple((box.dim_min(k).coalesce(), box.dim_max(k).coalesce()) for k in range(min(2, n)))
+    return _Box(box, bounds)
 
 
-def _range_of(elements: isl.Set, extent: isl.Set, k: int) -> tuple[isl.PwAff, isl.PwAff]:
-    """Bounds on dimension k of `elements`: exact when isl finds them quickly, else
-    those of the div-free hull (wider, so the transfers cover more: still correct)."""
-    exact = within_operations(elements.get_ctx(), _BOUND_OPERATIONS,
-                              lambda: (elements.dim_min(k), elements.dim_max(k)))
-    if exact is not None:
-        return exact
-    hull = isl.Set.from_basic_set(elements.remove_divs().simple_hull()).intersect(extent)
-    return hull.dim_min(k), hull.dim_max(k)
+def _whole(extent: isl.Set, array: Array) -> _Box:
+    """The box of all declared elements, built from the sizes without a parametric
+    minimum (an inferred size of `A[]` can be a piecewise expression that makes
+    even the minimum of the declared elements slow). It exists where the outer sizes
+    are positive."""
+    params = extent.params()
+    outer = [size.align_params(extent.get_space()).intersect_params(params) for size in array.extents[:2]]
+    where = params
+    for size in outer:
+        where = where.intersect(size.ge_set(_constant(size, 1)))
+    bounds = tuple((_constant(size, 0).intersect_domain(where), size.sub(_constant(size, 1)).intersect_domain(where))
+                   for size in outer)
+    return _Box(extent, bounds)
 
 
-def _bounds(box: isl.Set, rank: int) -> tuple[tuple[isl.PwAff, isl.PwAff], ...]:
-    return tuple((box.dim_min(k).coalesce(), box.dim_max(k).coalesce()) for k in range(min(2, rank)))
+def _constant(like: isl.PwAff, value: int) -> isl.PwAff:
+    return isl.PwAff.val_on_domain(isl.Set.universe(like.get_domain_space()), isl.Val(value, like.get_ctx()))
+
+
+def _hull(elements: isl.Set, extent: isl.Set) -> isl.Set:
+    """A convex, div-free superset of `elements` within the declared ones."""
+    return isl.Set.from_basic_set(elements.remove_divs().simple_hull()).intersect(extent)
+
+
+def _holes(box: isl.Set, written: isl.Set) -> isl.Set | None:
+    """The elements of `box` that are not written (None: there are none), or the
+    whole box when isl cannot tell within a bounded effort."""
+    holes = within_operations(box.get_ctx(), _BOX_OPERATIONS, lambda: _nonempty(box.subtract(written)))
+    if holes is None:
+        return box
+    return holes if holes is not _EMPTY else None
+
+
+_EMPTY = object()
+
+
+def _nonempty(elements: isl.Set):
+    return _EMPTY if elements.is_empty() else elements
 
 
 def _touches(accesses: isl.UnionMap, name: str) -> bool:
