@@ -124,3 +124,15 @@ def test_tolerance_follows_the_least_precise_type_computed_in():
     assert data_type_of(_one_statement(Ref("v"), local=Local("float", "v", x))) == "float"
     alpha = ScalarDecl("alpha", "float", 1.5, written=False)
     assert data_type_of(_one_statement(Arith("*", x, Ref("alpha")), scalars=(alpha,))) == "float"
+
+
+def test_a_program_that_equals_only_its_cxx_build_passes_as_cxx():
+    from fuzz.runner import AS_CXX, classify_report
+    from ppcg_py.verify.harness import VerifyReport
+
+    differs = {"forward": ("r[0]: expected 1.5, got 0",), "reverse": ()}
+    as_cxx = VerifyReport(Path("p.c"), (), differs, {}, {"forward": (), "reverse": ()})
+    assert (classify_report(as_cxx).verdict, classify_report(as_cxx).detail) == ("pass", AS_CXX)
+    wrong = VerifyReport(Path("p.c"), (), differs, {}, {"forward": ("r[0]: expected 0, got 2",), "reverse": ()})
+    assert classify_report(wrong).verdict == "mismatch"
+    assert classify_report(VerifyReport(Path("p.c"), (), differs)).verdict == "mismatch"

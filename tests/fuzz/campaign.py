@@ -19,7 +19,7 @@ from .generate import Features, generate
 from .options import random_options
 from .program import Program
 from .render import render
-from .runner import ROOT, Outcome, data_type_of, run_case
+from .runner import AS_CXX, ROOT, Outcome, data_type_of, run_case
 from .shrink import shrink
 
 
@@ -151,6 +151,7 @@ def summarise(records: list[dict], wall: float) -> dict:
     seconds = [r["seconds"] for r in records]
     cpu = [r.get("cpu_seconds", 0.0) for r in records]
     return {"programs": len(records), "verdicts": dict(verdicts), "rejections": dict(reasons.most_common()),
+            "pass_as_cxx": sum(r["verdict"] == "pass" and r["detail"] == AS_CXX for r in records),
             "failures": failures, "wall_seconds": round(wall, 1),
             "mean_seconds_per_program": round(sum(seconds) / max(1, len(seconds)), 2),
             "mean_cpu_seconds_per_program": round(sum(cpu) / max(1, len(cpu)), 2)}
@@ -162,6 +163,9 @@ def format_summary(summary: dict) -> str:
              f"failed: {sum(n for k, n in v.items() if k not in ('pass', 'rejection'))}",
              f"wall: {summary['wall_seconds']} s, mean per program {summary['mean_seconds_per_program']} s "
              f"(CPU {summary.get('mean_cpu_seconds_per_program', 0)} s)"]
+    if summary.get("pass_as_cxx"):
+        lines.append(f"  of the passes, {summary['pass_as_cxx']} differ from C and equal the original built "
+                     "as C++ (the device's float math overloads)")
     for verdict, n in sorted(v.items()):
         if verdict not in ("pass", "rejection"):
             lines.append(f"  {verdict}: {n}")

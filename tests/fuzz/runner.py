@@ -1,7 +1,8 @@
 """Compile one generated program with ppcg-py and classify what happened.
 
 Verdicts:
-  pass        the harness found the same arrays in every thread order
+  pass        the harness found the same arrays in every thread order (detail AS_CXX:
+              those of the original built as C++, not as C; see ppcg_py.verify.harness)
   rejection   ppcg-py refused the program with one located error line (fine)
   ice         internal compiler error / traceback (a bug)
   crash       ppcg-py died (signal) or gave an unexpected exit status
@@ -33,6 +34,7 @@ from .program import CastTo, Local, Num, Program, walk_nodes
 FAILURES = ("ice", "crash", "bad-error", "timeout", "nvcc", "build", "run-crash", "mismatch",
             "generator")
 ROOT = Path(__file__).resolve().parents[2]
+AS_CXX = "as C++"
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.+)$")
 _OPTION = re.compile(r"^(?:ppcg-py: )?error: (?P<msg>--?[\w-]+.*)$")
 
@@ -199,6 +201,8 @@ def classify_report(report: VerifyReport) -> Outcome:
         if failure.stage.startswith("run"):
             return Outcome("run-crash", "", text)
         return Outcome("crash", failure.stage, text)
+    if report.matches_cxx_only:
+        return Outcome("pass", AS_CXX, "equal to the original built as C++, not as C:\n" + report.summary())
     if any(report.mismatches.values()):
         orders = ",".join(order for order, problems in report.mismatches.items() if problems)
         return Outcome("mismatch", orders, report.summary())
@@ -225,7 +229,7 @@ def run_file(source: Path, args: tuple[str, ...], data_type: str, workdir: Path,
     calls: list[subprocess.CompletedProcess[str]] = []
     cfg = VerifyConfig(source=source, ppcg_args=tuple(args), use_nvcc=use_nvcc, data_type=data_type,
                        orders=("forward", "reverse"), run_timeout=run_timeout,
-                       compile_timeout=compile_timeout)
+                       compile_timeout=compile_timeout, cxx_reference=True)
     start = time.perf_counter()
     report = verify(cfg, Path(workdir).resolve() / "verify", compiler=_compiler(root, calls, cpu_limit))
     seconds = time.perf_counter() - start

@@ -180,3 +180,46 @@ def test_command_line(monkeypatch, capsys, tmp_path, fake_compiler, variant, sta
     out, err = capsys.readouterr()
     assert out.startswith(verdict)
     assert "[verify] emulated build ..." in err
+
+
+# r is the rounding error of a float sum, made large: C computes sin() and the sum
+# in double (r != 0); CUDA, like C++, uses sin(float) and a float sum (r == 0).
+FLOAT_MATH = r"""
+#include <math.h>
+#include "pbdump.h"
+#define N 64
+
+static void kernel_rounding(int n, float x[N], double r[N])
+{
+  int i;
+#pragma scop
+  for (i = 0; i < n; i++)
+    r[i] = (sin(x[i]) + 0.1875f - (float) (sin(x[i]) + 0.1875f)) * 1e9;
+#pragma endscop
+}
+
+int main(void)
+{
+  static float x[N];
+  static double r[N];
+  for (int i = 0; i < N; i++)
+    x[i] = 0.37f + i * 0.011f;
+  kernel_rounding(N, x, r);
+  pbdump_begin();
+  pbdump_doubles("r", r, N);
+  pbdump_end();
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("cxx_reference", [False, True])
+def test_device_float_math_matches_the_original_built_as_cxx(tmp_path, cxx_reference):
+    source = tmp_path / "rounding.c"
+    source.write_text(FLOAT_MATH)
+    cfg = VerifyConfig(source=source, include_dirs=(str(DATA / "common"),), use_nvcc=False,
+                       orders=("forward",), cxx_reference=cxx_reference)
+    report = verify(cfg, tmp_path / "work")
+    assert not report.failures and report.mismatches["forward"], report.summary()
+    assert report.matches_cxx_only == cxx_reference
+    assert (report.cxx_mismatches is not None) == cxx_reference
