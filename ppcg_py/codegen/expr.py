@@ -2,6 +2,11 @@
 
 min, max and floor division use the generated header's helper functions
 (`ppcg_min`, `ppcg_max`, `ppcg_floord`), which need no GNU extension.
+
+isl keeps its integers exact; C's int does not.  To make a remainder's argument
+non-negative, isl can add a constant near 2^31 (`(81920 * n - 65535 * b0 + ...
++ 2147172351) % 163840`, seed 4:447), whose sum overflows int.  A constant of
+that size is printed as a long, which makes the sum around it 64-bit.
 """
 from __future__ import annotations
 
@@ -13,10 +18,14 @@ BINARY = {OP.add: "+", OP.sub: "-", OP.mul: "*", OP.div: "/", OP.pdiv_q: "/", OP
           OP.and_: "&&", OP.and_then: "&&", OP.or_: "||", OP.or_else: "||"}
 
 
+_SMALL = 2**15 - 1   # an int constant: times any int below 2^16 it stays within an int
+
+
 def c_expr(expr: isl.AstExpr) -> str:
     kind = expr.get_type()
     if kind == isl.ast_expr_type.int:
-        return str(expr.get_val().to_python())
+        value = expr.get_val().to_python()
+        return f"{value}L" if abs(value) > _SMALL else str(value)
     if kind == isl.ast_expr_type.id:
         return expr.get_id().get_name()
     op = expr.get_op_type()
