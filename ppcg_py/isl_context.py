@@ -71,6 +71,11 @@ def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
     return result
 
 
+def constant_on(space: isl.Space, value: int) -> isl.PwAff:
+    """The constant `value` on the universe of a (parameter or set) space."""
+    return isl.PwAff.val_on_domain(isl.Set.universe(space), isl.Val(value, space.get_ctx()))
+
+
 def within_operations(ctx: isl.Context, limit: int, compute: Callable[[], Any]) -> Any:
     """`compute()`, or None when isl needs more than `limit` operations for it.
 

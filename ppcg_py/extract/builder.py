@@ -16,7 +16,7 @@ import islpy as isl
 from pycparser import c_ast, c_generator
 
 from ..diagnostics import CompileError
-from ..isl_context import sets_of, within_operations
+from ..isl_context import constant_on, sets_of, within_operations
 from .accesses import RawAccess, statement_accesses
 from .affine import AffineSpace
 from .c_math import arithmetic_kind, use_float_math
@@ -332,9 +332,8 @@ class ScopBuilder:
                 if acc.array == name:
                     rng = acc.index.range()
                     touched = rng if touched is None else touched.union(rng)
-        params = isl.Set.universe(isl.Space.params_alloc(self.ctx, 0))
         if touched is None or touched.is_empty():
-            return isl.PwAff.val_on_domain(params, isl.Val(0, self.ctx))
+            return constant_on(isl.Space.params_alloc(self.ctx, 0), 0)
         upper = within_operations(self.ctx, _SIZE_OPERATIONS, lambda: touched.dim_max(0).coalesce())
         if upper is None:
             raise CompileError.at(vt.coord, f"cannot determine the size of array '{name}': the largest index "
@@ -343,8 +342,7 @@ class ScopBuilder:
         if upper.involves_nan():
             raise CompileError.at(vt.coord, f"cannot determine the size of array '{name}': "
                                   "its accesses have no upper bound")
-        one = isl.PwAff.val_on_domain(isl.Set.universe(upper.get_domain_space()), isl.Val(1, self.ctx))
-        return upper.add(one).coalesce()
+        return upper.add(constant_on(upper.get_domain_space(), 1)).coalesce()
 
 
 _SIZE_OPERATIONS = 1_000_000   # the largest index of an `A[]`: about a second

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ..extract.model import Array, Scop
-from ..isl_context import maps_of, sets_of
+from ..isl_context import constant_on, maps_of, sets_of
 from ..names import Names
 from ..options import Options
 from ..schedule import Kernel
@@ -261,7 +261,7 @@ def _box_elements(box: tuple[BoxDim, ...], array: Array, scop: Scop) -> isl.Set:
         low = dim.lower.add_dims(isl.dim_type.in_, 1)
         space = low.get_domain_space()
         var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, 0)
-        high = low.add(isl.PwAff.val_on_domain(isl.Set.universe(space), isl.Val(dim.extent, space.get_ctx())))
+        high = low.add(constant_on(space, dim.extent))
         column = None
         if dim.stride > 1:      # a thread's share: offset + stride * q for q in [lower, lower + extent)
             offset = dim.offset.align_params(low.get_space()).add_dims(isl.dim_type.in_, 1)

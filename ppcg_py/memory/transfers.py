@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import sets_of, within_operations
+from ..isl_context import constant_on, sets_of, within_operations
 from ..extract.model import Array, Scop
 
 _BOX_OPERATIONS = 50_000   # per attempt at a box; about a second on hard sets
@@ -138,14 +138,10 @@ def _whole(extent: isl.Set, array: Array) -> _Box:
     outer = [size.align_params(extent.get_space()).intersect_params(params) for size in array.extents[:2]]
     where = params
     for size in outer:
-        where = where.intersect(size.ge_set(_constant(size, 1)))
-    bounds = tuple((_constant(size, 0).intersect_domain(where), size.sub(_constant(size, 1)).intersect_domain(where))
-                   for size in outer)
+        where = where.intersect(size.ge_set(constant_on(size.get_domain_space(), 1)))
+    bounds = tuple((constant_on(size.get_domain_space(), 0).intersect_domain(where),
+                    size.sub(constant_on(size.get_domain_space(), 1)).intersect_domain(where)) for size in outer)
     return _Box(extent, bounds)
-
-
-def _constant(like: isl.PwAff, value: int) -> isl.PwAff:
-    return isl.PwAff.val_on_domain(isl.Set.universe(like.get_domain_space()), isl.Val(value, like.get_ctx()))
 
 
 def _hull(elements: isl.Set, extent: isl.Set) -> isl.Set:
@@ -156,17 +152,15 @@ def _hull(elements: isl.Set, extent: isl.Set) -> isl.Set:
 def _holes(box: isl.Set, written: isl.Set) -> isl.Set | None:
     """The elements of `box` that are not written (None: there are none), or the
     whole box when isl cannot tell within a bounded effort."""
-    holes = within_operations(box.get_ctx(), _BOX_OPERATIONS, lambda: _nonempty(box.subtract(written)))
-    if holes is None:
+    found = within_operations(box.get_ctx(), _BOX_OPERATIONS, lambda: _with_emptiness(box.subtract(written)))
+    if found is None:
         return box
-    return holes if holes is not _EMPTY else None
+    holes, empty = found
+    return None if empty else holes
 
 
-_EMPTY = object()
-
-
-def _nonempty(elements: isl.Set):
-    return _EMPTY if elements.is_empty() else elements
+def _with_emptiness(elements: isl.Set) -> tuple[isl.Set, bool]:
+    return elements, elements.is_empty()
 
 
 def _touches(accesses: isl.UnionMap, name: str) -> bool:
