@@ -7,13 +7,14 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from .codegen import GeneratedFiles, generate
 from .diagnostics import CompileError
 from .extract import extract_program
+from .extract.model import Scop
 from .isl_context import new_context
 from .memory import plan_memory
 from .options import Options
@@ -22,7 +23,20 @@ from .schedule.sizes import format_sizes
 from .watchdog import Progress, Step, StepTooLong, is_operation_limit, run_with_deadline
 
 
-def compile_source(path: str, options: Options, progress: Progress | None = None) -> GeneratedFiles:
+@dataclass(frozen=True)
+class OnHost:
+    """SCoPs that keep their original C code and run on the host: the last resort
+    when compiling them does not finish within the bounds."""
+
+    lines: frozenset[int] = frozenset()     # the SCoPs that start on these lines
+    every: bool = False
+
+    def __contains__(self, scop: Scop) -> bool:
+        return self.every or scop.start_line in self.lines
+
+
+def compile_source(path: str, options: Options, progress: Progress | None = None,
+                   on_host: OnHost = OnHost()) -> GeneratedFiles:
     """Compile one C file into CUDA host and kernel source (nothing written)."""
     ctx = new_context(serialize_sccs=options.serialize_sccs, whole_component=options.whole_component,
                       outer_coincidence=options.outer_coincidence,
@@ -31,10 +45,10 @@ def compile_source(path: str, options: Options, progress: Progress | None = None
     with stage("extract"):
         program = extract_program(path, ctx, include_dirs=options.include_dirs, defines=options.defines,
                                   context=options.context, assume_nonneg=options.assume_nonneg)
-    scops = program.scops
-    if not scops:
+    if not program.scops:
         print(f"{path}: warning: no #pragma scop region found; the host file is a copy of the input",
               file=sys.stderr)
+    scops = [scop for scop in program.scops if scop not in on_host]
     scheduled = []
     for scop in scops:
         _dump(options, "scop", lambda s=scop: _describe_scop(s))
@@ -50,39 +64,67 @@ def compile_source(path: str, options: Options, progress: Progress | None = None
             plans.append((s, plan_memory(s, options)))
     if options.verbose:
         _report(plans)
+
+    def entering(scop: Scop) -> None:      # so that a timeout in codegen names its SCoP
+        if progress is not None:
+            progress(Step(f"codegen ({scop.function})", scop.start_line))
+
     with stage("codegen"):
-        return generate(path, _read(path), plans, options, host_in_c=program.vla_parameters)
+        return generate(path, _read(path), plans, options, host_in_c=program.vla_parameters,
+                        on_host=[scop.start_line for scop in program.scops if scop in on_host], entering=entering)
 
 
 def compile_bounded(path: str, options: Options) -> GeneratedFiles:
     """`compile_source` within `--timeout` seconds and `--isl-max-operations` per step.
 
-    A compilation that runs past either bound is tried once more in the
-    configuration whose cost is predictable (the original loop order, global
-    memory only), with a warning; if that too runs past, the error names the step.
+    A compilation that runs past either bound is tried again, with a warning each
+    time, in configurations whose cost is ever more predictable: the original loop
+    order with global memory only; then with the SCoP that was too slow left on
+    the host as its original C code; then with every SCoP left there. Each result
+    is correct; only the last failure (in extract, which every try needs) is an error.
     """
+    def attempt(opts: Options, on_host: OnHost = OnHost()) -> GeneratedFiles:
+        return run_with_deadline(lambda progress: compile_source(path, opts, progress, on_host), options.timeout)
+
     try:
-        return run_with_deadline(lambda progress: compile_source(path, options, progress), options.timeout)
-    except StepTooLong as first:
-        simple = replace(options, reschedule=False, use_shared_memory=False, use_private_memory=False,
-                         unroll_copy_shared=False, unroll_gpu_tile=False)
-        if simple == options or first.step.name == "extract":   # the retry would do the same
-            raise _too_long(path, first, retried=False) from None
-        print(f"{_where(path, first.step)}: warning: {first.step.name} {first.what}; compiling again with "
-              "the original loop order and global memory only (--timeout and --isl-max-operations "
-              "set the bounds)", file=sys.stderr)
+        return attempt(options)
+    except StepTooLong as exc:
+        failed = exc
+    simple = replace(options, reschedule=False, use_shared_memory=False, use_private_memory=False,
+                     unroll_copy_shared=False, unroll_gpu_tile=False)
+    fallbacks = (
+        lambda step: (simple, OnHost(), "the original loop order and global memory only") if simple != options
+        else None,
+        lambda step: (simple, OnHost(frozenset({step.line})), "that SCoP left on the host as its original C code")
+        if step.line is not None else None,
+        lambda step: (simple, OnHost(every=True), "every SCoP left on the host as its original C code"),
+    )
+    tried: list[str] = []
+    for fallback in fallbacks:
+        chosen = fallback(failed.step) if failed.step.name != "extract" else None   # every try needs extract
+        if chosen is None:
+            continue
+        opts, on_host, description = chosen
+        _warn(path, failed, f"compiling again with {description}")
+        tried.append(description)
         try:
-            return run_with_deadline(lambda progress: compile_source(path, simple, progress), options.timeout)
-        except StepTooLong as second:
-            raise _too_long(path, second, retried=True) from None
+            return attempt(opts, on_host)
+        except StepTooLong as exc:
+            failed = exc
+    raise _too_long(path, failed, tried)
+
+
+def _warn(path: str, failed: StepTooLong, doing: str) -> None:
+    print(f"{_where(path, failed.step)}: warning: {failed.step.name} {failed.what}; {doing} "
+          "(--timeout and --isl-max-operations set the bounds)", file=sys.stderr)
 
 
 def _where(path: str, step: Step) -> str:
     return f"{path}:{step.line}:1" if step.line is not None else path
 
 
-def _too_long(path: str, exc: StepTooLong, *, retried: bool) -> CompileError:
-    again = ", also with the original loop order and global memory only" if retried else ""
+def _too_long(path: str, exc: StepTooLong, tried: list[str]) -> CompileError:
+    again = f", also with {', then with '.join(tried)}" if tried else ""
     return CompileError(f"{exc.step.name} {exc.what}{again}", path, exc.step.line,
                         1 if exc.step.line is not None else None)
 

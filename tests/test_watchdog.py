@@ -3,6 +3,7 @@ located error naming the step, never a hang (ppcg_py/watchdog.py)."""
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from ppcg_py import driver
 from ppcg_py.cli import main
+from ppcg_py.verify.harness import VerifyConfig, verify
 from ppcg_py.watchdog import Step, StepTooLong, run_with_deadline
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "matmul.c"
@@ -76,11 +78,11 @@ def test_slow_compilation_falls_back_to_the_simple_configuration(monkeypatch, tm
     """The first try (with promotion) hangs; the retry (original order, global memory) is used."""
     real = driver.compile_source
 
-    def slow_when_promoting(path, options, progress=None):
+    def slow_when_promoting(path, options, progress=None, on_host=driver.OnHost()):
         if options.use_shared_memory:
             progress(Step("memory (matmul)", 26))
             _spin(60)
-        return real(path, options, progress)
+        return real(path, options, progress, on_host)
 
     monkeypatch.setattr(driver, "compile_source", slow_when_promoting)
     assert main(["--timeout", "5", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 0
@@ -90,8 +92,33 @@ def test_slow_compilation_falls_back_to_the_simple_configuration(monkeypatch, tm
     assert "__global__" in kernel and "__shared__" not in kernel
 
 
-def test_timeout_in_both_tries_is_a_located_error(monkeypatch, tmp_path, capsys):
-    def hang(path, options, progress=None):
+def test_a_scop_too_slow_in_every_configuration_stays_on_the_host(monkeypatch, tmp_path, capsys):
+    """Past both tries, the SCoP keeps its C code: a correct program, with a warning."""
+    real = driver.compile_source
+
+    def slow_unless_on_host(path, options, progress=None, on_host=driver.OnHost()):
+        if not on_host.every and 26 not in on_host.lines:
+            progress(Step("memory (matmul)", 26))
+            _spin(60)
+        return real(path, options, progress, on_host)
+
+    def compiler(cfg, out_dir):
+        status = main(["--timeout", "2", *cfg.ppcg_args, "--output-dir", str(out_dir), str(cfg.source)])
+        return subprocess.CompletedProcess([], status, "", "")
+
+    monkeypatch.setattr(driver, "compile_source", slow_unless_on_host)
+    report = verify(VerifyConfig(source=EXAMPLE, use_nvcc=False), tmp_path, compiler=compiler)
+    assert report.ok, report.summary()
+    err = capsys.readouterr().err
+    assert (f"{EXAMPLE}:26:1: warning: memory (matmul) did not finish within 2 s; compiling again with that "
+            "SCoP left on the host as its original C code") in err
+    host = (tmp_path / "generated" / "matmul_host.cu").read_text()
+    assert "/* ppcg-py: this SCoP runs on the host, as its original C code */\n#pragma scop" in host
+    assert "__global__" not in (tmp_path / "generated" / "matmul_kernel.cu").read_text()
+
+
+def test_timeout_in_every_try_is_a_located_error(monkeypatch, tmp_path, capsys):
+    def hang(path, options, progress=None, on_host=driver.OnHost()):
         progress(Step("codegen"))
         progress(Step("memory (matmul)", 26))
         _spin(60)
@@ -99,8 +126,9 @@ def test_timeout_in_both_tries_is_a_located_error(monkeypatch, tmp_path, capsys)
     monkeypatch.setattr(driver, "compile_source", hang)
     assert main(["--timeout", "1", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 1
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert last == (f"{EXAMPLE}:26:1: error: memory (matmul) did not finish within 1 s, "
-                    "also with the original loop order and global memory only")
+    assert last == (f"{EXAMPLE}:26:1: error: memory (matmul) did not finish within 1 s, also with the original "
+                    "loop order and global memory only, then with that SCoP left on the host as its original C "
+                    "code, then with every SCoP left on the host as its original C code")
     assert list(tmp_path.iterdir()) == []
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import islpy as isl
 import jinja2
 
+from ..extract.model import Scop
 from ..isl_context import sets_of
 from ..memory import DeviceArray, MemoryPlan
 from ..options import Options
@@ -49,12 +51,15 @@ class _KernelText:
 
 
 def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan]],
-             options: Options | None = None, *, host_in_c: bool = False) -> GeneratedFiles:
+             options: Options | None = None, *, host_in_c: bool = False, on_host: Sequence[int] = (),
+             entering: Callable[[Scop], None] = lambda scop: None) -> GeneratedFiles:
     """The host file and the kernel files of one input.
 
     With `host_in_c` (the input has variable-length array parameters, which C++
     rejects) the host file stays C (`NAME_host.c`): each SCoP becomes a call of an
     `extern "C"` function in the kernel file that allocates, copies and launches.
+    The SCoPs that start on the lines `on_host` keep their C code, marked by a
+    comment. `entering(scop)` is called before each SCoP's code is generated.
     """
     options = options or Options()
     stem = os.path.splitext(os.path.basename(source_path))[0]
@@ -66,6 +71,7 @@ def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop
     replacements = []
     for k, (scheduled, memory) in enumerate(scops):
         scop = scheduled.scop
+        entering(scop)
         indent = re.match(r"\s*", lines[scop.start_line - 1]).group(0)
         host_lines, texts = _scop_code(scheduled, memory, "  " if host_in_c else indent, options,
                                        scalars_by_pointer=host_in_c)
@@ -77,6 +83,11 @@ def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop
             wrappers.append(f'extern "C" {signature}\n{{\n' + "\n".join(host_lines) + "\n}")
             host_lines = [f"{indent}{call};  /* SCoP of {scop.function}: {name} in {stem}_kernel.cu */"]
         replacements.append((scop.start_line, scop.end_line, host_lines))
+    for start in on_host:
+        pragma = lines[start - 1]
+        indent = re.match(r"\s*", pragma).group(0)
+        replacements.append((start, start, [f"{indent}/* ppcg-py: this SCoP runs on the host, as its original C code */",
+                                            pragma]))
     for start, end, host_lines in sorted(replacements, reverse=True):
         lines[start - 1:end] = host_lines
     if host_in_c:

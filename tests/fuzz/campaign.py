@@ -19,7 +19,7 @@ from .generate import Features, generate
 from .options import random_options
 from .program import Program
 from .render import render
-from .runner import AS_CXX, ROOT, Outcome, data_type_of, run_case
+from .runner import AS_CXX, ON_HOST, ROOT, Outcome, data_type_of, run_case
 from .shrink import shrink
 
 
@@ -152,6 +152,7 @@ def summarise(records: list[dict], wall: float) -> dict:
     cpu = [r.get("cpu_seconds", 0.0) for r in records]
     return {"programs": len(records), "verdicts": dict(verdicts), "rejections": dict(reasons.most_common()),
             "pass_as_cxx": sum(r["verdict"] == "pass" and r["detail"] == AS_CXX for r in records),
+            "pass_on_host": sum(r["verdict"] == "pass" and r["detail"] == ON_HOST for r in records),
             "failures": failures, "wall_seconds": round(wall, 1),
             "mean_seconds_per_program": round(sum(seconds) / max(1, len(seconds)), 2),
             "mean_cpu_seconds_per_program": round(sum(cpu) / max(1, len(cpu)), 2)}
@@ -166,6 +167,8 @@ def format_summary(summary: dict) -> str:
     if summary.get("pass_as_cxx"):
         lines.append(f"  of the passes, {summary['pass_as_cxx']} differ from C and equal the original built "
                      "as C++ (the device's float math overloads)")
+    if summary.get("pass_on_host"):
+        lines.append(f"  of the passes, {summary['pass_on_host']} left SCoPs on the host after running out of time")
     for verdict, n in sorted(v.items()):
         if verdict not in ("pass", "rejection"):
             lines.append(f"  {verdict}: {n}")

@@ -2,7 +2,8 @@
 
 Verdicts:
   pass        the harness found the same arrays in every thread order (detail AS_CXX:
-              those of the original built as C++, not as C; see ppcg_py.verify.harness)
+              those of the original built as C++, not as C; see ppcg_py.verify.harness;
+              detail ON_HOST: ppcg-py ran out of time and left SCoPs on the host)
   rejection   ppcg-py refused the program with one located error line (fine)
   ice         internal compiler error / traceback (a bug)
   crash       ppcg-py died (signal) or gave an unexpected exit status
@@ -35,6 +36,7 @@ FAILURES = ("ice", "crash", "bad-error", "timeout", "nvcc", "build", "run-crash"
             "generator")
 ROOT = Path(__file__).resolve().parents[2]
 AS_CXX = "as C++"
+ON_HOST = "on the host"
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.+)$")
 _OPTION = re.compile(r"^(?:ppcg-py: )?error: (?P<msg>--?[\w-]+.*)$")
 
@@ -236,4 +238,6 @@ def run_file(source: Path, args: tuple[str, ...], data_type: str, workdir: Path,
     outcome = classify_compiler(calls[-1], source) if calls else None
     if outcome is None:
         outcome = classify_report(report)
+        if outcome.verdict == "pass" and "SCoP left on the host" in calls[-1].stderr:
+            outcome = Outcome("pass", ON_HOST, calls[-1].stderr)
     return Outcome(outcome.verdict, outcome.detail, outcome.message, seconds, dict(report.timings))
