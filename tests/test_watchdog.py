@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from ppcg_py import driver
-from ppcg_py.cli import main
+from ppcg_py.cli import build_parser, main, options_from
 from ppcg_py.verify.harness import VerifyConfig, verify
 from ppcg_py.watchdog import Step, StepTooLong, run_with_deadline
 
@@ -147,3 +147,12 @@ def test_a_generous_operation_limit_changes_nothing(tmp_path):
     assert main(["--timeout", "0", "--output-dir", str(plain), str(EXAMPLE)]) == 0
     for name in ("matmul_host.cu", "matmul_kernel.cu", "matmul_kernel.hu"):
         assert (bounded / name).read_text() == (plain / name).read_text()
+
+
+def test_codegen_reports_a_step_per_scop(tmp_path):
+    """So that a timeout in codegen names the SCoP, and only that SCoP is left on the host."""
+    steps: list[Step] = []
+    driver.compile_source(str(EXAMPLE), options_from(build_parser().parse_args([str(EXAMPLE)])), steps.append)
+    assert [s.name for s in steps] == ["extract", "schedule (matmul)", "memory (matmul)", "codegen",
+                                       "codegen (matmul)"]
+    assert steps[-1].line == 26
