@@ -16,6 +16,7 @@ from ..extract.model import Scop
 from ..isl_context import CallbackGuard, maps_of, sets_of
 from ..memory.groups import ArrayGroup, KernelMemory
 from ..schedule import Kernel
+from ..watchdog import is_operation_limit
 from .expr import c_expr
 from .printer import AstPrinter
 from .statements import linearized, print_statement
@@ -156,13 +157,31 @@ class KernelBody:
     # -- AST generation ---------------------------------------------------
     def _ast(self, schedule: isl.UnionMap, first_iterator: int, at_domain, unroll: int = 0):
         """isl's AST of `schedule`, iterators numbered from `first_iterator`;
-        the first `unroll` schedule dimensions are unrolled."""
-        guard = CallbackGuard()
+        the first `unroll` schedule dimensions are unrolled.
+
+        isl's AST generator can fail an internal check ("basic sets in scc are
+        assumed to be disjoint", fuzz 6:66: an unrolled private copy under a
+        context with existentials). It is then asked again with the context's
+        existentials dropped, and then without unrolling. Both are still exact:
+        the code enumerates the schedule's domain for all parameters in a weaker
+        context too; it only tests more, or keeps its loops.
+        """
         context = self._context_at(first_iterator)
         # isl's AST build mixes up parameters whose order differs between the context
         # and the schedule (a guard named b0 where the set says t0): one order for both
         schedule = _simplified(schedule.align_params(context.get_space()))
         context = context.align_params(schedule.get_space())
+        weaker = context.remove_divs()
+        tries = [(context, unroll), (weaker, unroll)] + ([(weaker, 0)] if unroll else [])
+        for k, (known, unrolled) in enumerate(tries):
+            try:
+                return self._ast_in(known, schedule, first_iterator, at_domain, unrolled)
+            except isl.Error as exc:
+                if is_operation_limit(exc) or k == len(tries) - 1:
+                    raise
+
+    def _ast_in(self, context: isl.Set, schedule: isl.UnionMap, first_iterator: int, at_domain, unroll: int):
+        guard = CallbackGuard()
         build = isl.AstBuild.from_context(context)
         if unroll and not schedule.is_empty():
             n = maps_of(schedule)[0].dim(isl.dim_type.out)
@@ -175,7 +194,11 @@ class KernelBody:
             ids = ids.add(isl.Id(name, context=self.ctx))
         build = build.set_iterators(ids)
         build, handle = build.set_at_each_domain(guard.wrap(at_domain, lambda node, _b: node))
-        root = build.node_from_schedule_map(schedule)
+        try:
+            root = build.node_from_schedule_map(schedule)
+        except isl.Error:
+            guard.reraise()     # a callback's own exception, not isl's
+            raise
         guard.reraise()
         del handle
         return root, build
