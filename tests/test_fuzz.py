@@ -15,7 +15,7 @@ from fuzz.runner import run_case
 SEED = "ci"
 COUNT = 50
 NVCC_EVERY = 10           # every 10th case also goes through nvcc (when installed)
-CPU_LIMIT_S = 60          # ppcg-py may use 30 s (its --timeout), then 30 s more in its fallback
+CPU_LIMIT_S = 60          # per process; ppcg-py gets --timeout 30 per try, each try a forked child
 KNOWN: dict[int, str] = {}  # index -> the saved regression that explains its failure
 
 
