@@ -156,3 +156,18 @@ def test_codegen_reports_a_step_per_scop(tmp_path):
     assert [s.name for s in steps] == ["extract", "schedule (matmul)", "memory (matmul)", "codegen",
                                        "codegen (matmul)"]
     assert steps[-1].line == 26
+
+
+def test_a_kernel_ast_past_its_bound_is_built_under_a_weaker_context(monkeypatch, tmp_path):
+    """The fallback of seidel-2d's tile loops (200 s under the exact context): the code
+    tests more, and still computes the same numbers."""
+    from ppcg_py.codegen import kernel_ast
+    monkeypatch.setattr(kernel_ast, "_AST_OPERATIONS", 1)
+
+    def compiler(cfg, out_dir):
+        status = main([*cfg.ppcg_args, "--output-dir", str(out_dir), str(cfg.source)])
+        return subprocess.CompletedProcess([], status, "", "")
+
+    report = verify(VerifyConfig(source=EXAMPLE, use_nvcc=False, ppcg_args=("--tile-sizes", "8,8,4")), tmp_path,
+                    compiler=compiler)
+    assert report.ok, report.summary()

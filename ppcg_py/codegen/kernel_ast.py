@@ -13,13 +13,16 @@ from __future__ import annotations
 import islpy as isl
 
 from ..extract.model import Scop
-from ..isl_context import CallbackGuard, maps_of, sets_of
+from ..isl_context import CallbackGuard, maps_of, sets_of, within_operations
 from ..memory.groups import ArrayGroup, KernelMemory
 from ..schedule import Kernel
 from ..watchdog import is_operation_limit
 from .expr import c_expr
 from .printer import AstPrinter
 from .statements import linearized, print_statement
+
+
+_AST_OPERATIONS = 4_000_000   # a kernel AST under the exact context: about 30 s at most
 
 
 class KernelBody:
@@ -159,20 +162,26 @@ class KernelBody:
         """isl's AST of `schedule`, iterators numbered from `first_iterator`;
         the first `unroll` schedule dimensions are unrolled.
 
-        isl's AST generator can fail an internal check ("basic sets in scc are
-        assumed to be disjoint", fuzz 6:66: an unrolled private copy under a
-        context with existentials). It is then asked again with the context's
-        existentials dropped, and then without unrolling. Both are still exact:
-        the code enumerates the schedule's domain for all parameters in a weaker
-        context too; it only tests more, or keeps its loops.
+        Existentials in the context can make isl's AST generator fail an internal
+        check ("basic sets in scc are assumed to be disjoint", fuzz 6:66: an
+        unrolled private copy) or run for minutes (the grid's wrap-around in
+        seidel-2d's tile loops: 200 s, 0.5 s without it). So the first try is
+        bounded in isl operations, and then the AST is asked again with the
+        context's existentials dropped, then without unrolling. Both are still
+        exact: the code enumerates the schedule's domain for all parameters in a
+        weaker context too; it only tests more, or keeps its loops.
         """
         context = self._context_at(first_iterator)
         # isl's AST build mixes up parameters whose order differs between the context
         # and the schedule (a guard named b0 where the set says t0): one order for both
         schedule = _simplified(schedule.align_params(context.get_space()))
         context = context.align_params(schedule.get_space())
+        first = within_operations(self.ctx, _AST_OPERATIONS,
+                                  lambda: self._ast_in(context, schedule, first_iterator, at_domain, unroll))
+        if first is not None:
+            return first
         weaker = context.remove_divs()
-        tries = [(context, unroll), (weaker, unroll)] + ([(weaker, 0)] if unroll else [])
+        tries = [(weaker, unroll)] + ([(weaker, 0)] if unroll else [])
         for k, (known, unrolled) in enumerate(tries):
             try:
                 return self._ast_in(known, schedule, first_iterator, at_domain, unrolled)
