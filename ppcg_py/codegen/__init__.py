@@ -133,8 +133,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, indent: str, option
         args = _kernel_arguments(scheduled, memory, launch)
         if name not in printed:  # isl may place one kernel at several points of the host code
             printed.add(name)
-            kernel_memory = memory.kernels[[k.name for k in scheduled.kernels].index(name)]
-            body = KernelBody(scop, launch.kernel, kernel_memory, extents, scheduled.names.iterator,
+            body = KernelBody(scop, launch.kernel, memory.kernel(name), extents, scheduled.names.iterator,
                               unroll_copy_shared=options.unroll_copy_shared,
                               unroll_gpu_tile=options.unroll_gpu_tile).lines()
             kernels.append(_kernel_text(launch, args, body))

@@ -35,7 +35,7 @@ class KernelBody:
         self.unroll_copy_shared, self.unroll_gpu_tile = unroll_copy_shared, unroll_gpu_tile
         self.prefix = iterator_prefix
         self.ctx = scop.ctx
-        self.groups_by_ref = {ref: g for g in memory.groups if g.placement != "global" for ref in g.refs}
+        self.group_of = {tag: g for g in memory.groups if g.placement != "global" for tag in g.refs}
         self.statements = {s.name: s for s in scop.statements}
         self.levels = sorted({g.level for g in memory.groups if g.placement != "global"} | {kernel.depth})
         self.param_context = self._id_context()
@@ -244,14 +244,14 @@ class KernelBody:
         for acc in stmt.accesses:
             index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(to_instance)
             dims = [index.get_pw_aff(k) for k in range(index.dim(isl.dim_type.out))]
-            group = self.groups_by_ref.get(id(acc.ref))
+            group = self.group_of.get(acc.tag)
             if group is not None:
-                references[id(acc.ref)] = group.name + "".join(
+                references[acc.tag] = group.name + "".join(
                     f"[{c_expr(build.expr_from_pw_aff(_local_index(pa, dim)))}]"
                     for pa, dim in zip(dims, group.box))
             else:
                 subs = [c_expr(build.expr_from_pw_aff(pa)) for pa in dims]
-                references[id(acc.ref)] = linearized(acc.array, subs, self.extents[acc.array])
+                references[acc.tag] = linearized(acc.array, subs, self.extents[acc.array])
         return print_statement(stmt.body, references, iterators)
 
     def _copy(self, group: ArrayGroup, elements: isl.Set, depth: int, indent: str, *, to_buffer: bool) -> list[str]:

@@ -9,23 +9,26 @@ from __future__ import annotations
 
 from pycparser import c_ast, c_generator
 
+from ..extract.model import Reference
+
 
 class StatementPrinter(c_generator.CGenerator):
-    """A C generator that substitutes references (by node identity) and iterators."""
+    """A C generator that prints each reference as given for its tag, and
+    substitutes loop iterators."""
 
-    def __init__(self, references: dict[int, str], iterators: dict[str, str]) -> None:
+    def __init__(self, references: dict[str, str], iterators: dict[str, str]) -> None:
         super().__init__()
         self.references = references
         self.iterators = iterators
 
-    def visit_ArrayRef(self, node: c_ast.ArrayRef) -> str:
-        if id(node) in self.references:
-            return self.references[id(node)]
-        return super().visit_ArrayRef(node)
+    def visit_Reference(self, node: Reference) -> str:
+        return self.references[node.tag]
+
+    def _is_simple_node(self, node: c_ast.Node) -> bool:
+        """A reference prints as a subscripted name: no parentheses needed around it."""
+        return isinstance(node, Reference) or super()._is_simple_node(node)
 
     def visit_ID(self, node: c_ast.ID) -> str:
-        if id(node) in self.references:
-            return self.references[id(node)]
         if node.name in self.iterators:
             return f"({self.iterators[node.name]})"
         return node.name
@@ -41,5 +44,5 @@ def linearized(name: str, indices: list[str], extents: list[str]) -> str:
     return f"{name}[{flat}]"
 
 
-def print_statement(body: c_ast.Node, references: dict[int, str], iterators: dict[str, str]) -> str:
+def print_statement(body: c_ast.Node, references: dict[str, str], iterators: dict[str, str]) -> str:
     return StatementPrinter(references, iterators).visit(body) + ";"

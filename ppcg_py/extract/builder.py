@@ -17,7 +17,7 @@ from pycparser import c_ast, c_generator
 
 from ..diagnostics import CompileError
 from ..isl_context import constant_on, sets_of, within_operations
-from .accesses import RawAccess, statement_accesses
+from .accesses import RawAccess, statement_accesses, tag_references
 from .affine import AffineSpace
 from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
@@ -53,6 +53,7 @@ class ScopBuilder:
         self.ctx, self.path, self.region, self.typedefs = ctx, path, region, typedefs
         self.types: dict[str, VarType] = {}
         self.statements: list[Statement] = []
+        self._n_references = 0      # tags ref_0, ref_1, ... in statement order
         self._extra_params: list[str] = []
         iterators: set[str] = set()
         for item in region.items:
@@ -260,9 +261,12 @@ class ScopBuilder:
         raw = statement_accesses(node, kind_of)
         name = f"S_{len(self.statements)}"
         domain = env.domain.set_tuple_name(name)
-        accesses = tuple(self._access(a, env, domain) for a in raw)
+        tags = [f"ref_{self._n_references + k}" for k in range(len(raw))]
+        self._n_references += len(raw)
+        accesses = tuple(self._access(a, tag, env, domain) for a, tag in zip(raw, tags))
         resolve_casts(node, self.typedefs)
         use_float_math(node, lambda n: self._arithmetic_kind(env, n), self._cast_kind)
+        node = tag_references(node, [(a.ref, tag) for a, tag in zip(raw, tags)])
         coord = node.coord
         self.statements.append(Statement(name, domain, env.iterators, accesses, node,
                                          coord.line if coord else 0, coord.column if coord else 0))
@@ -280,10 +284,10 @@ class ScopBuilder:
         except TypeError_:
             return "double"
 
-    def _access(self, raw: RawAccess, env: _Env, domain: isl.Set) -> Access:
+    def _access(self, raw: RawAccess, tag: str, env: _Env, domain: isl.Set) -> Access:
         local = self.locals.get(raw.array)
         if local is not None:
-            return Access(raw.array, unshifted_access(local, domain), raw.is_read, raw.is_write, raw.ref)
+            return Access(raw.array, unshifted_access(local, domain), raw.is_read, raw.is_write, tag)
         vt = self.types[raw.array]
         if len(raw.subscripts) != len(vt.dims):
             raise CompileError.at(raw.ref.coord, f"'{raw.array}' has {len(vt.dims)} dimensions but "
@@ -294,7 +298,7 @@ class ScopBuilder:
             relation = relation.flat_range_product(env.space.expr(sub, "array subscript").as_map()
                                                    .set_tuple_name(isl.dim_type.in_, domain.get_tuple_name()))
         relation = relation.set_tuple_name(isl.dim_type.out, raw.array).intersect_domain(domain)
-        return Access(raw.array, relation, raw.is_read, raw.is_write, raw.ref)
+        return Access(raw.array, relation, raw.is_read, raw.is_write, tag)
 
     # -- arrays -----------------------------------------------------------
     def _arrays(self) -> tuple[Array, ...]:

@@ -1,8 +1,12 @@
 """The polyhedral description of a SCoP: what `extract` hands to `schedule`.
 
-All isl objects of one compilation live in `Scop.ctx`. Statement bodies keep
-their pycparser node so that code generation can reprint them with new
-subscripts; `Access.ref` is the node (an ArrayRef chain or an ID) to replace.
+All isl objects of one compilation live in `Scop.ctx`. Every access is tagged,
+as in PPCG: it has a name of its own (`ref_3`), and its tagged relation
+`{ [S_1[i, j] -> ref_3[]] -> A[i, j] }` tells it apart from another reference to
+the same elements in the same statement. Later stages refer to a reference by its
+tag only. Statement bodies keep their pycparser expression, with each reference
+replaced by a `Reference` node carrying its tag, so that code generation can
+reprint the statement with new subscripts.
 """
 from __future__ import annotations
 
@@ -10,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import islpy as isl
+from pycparser import c_ast
 
 
 @dataclass(frozen=True)
@@ -31,6 +36,24 @@ class Array:
         return len(self.extents)
 
 
+class Reference(c_ast.Node):
+    """Where a statement body reads or writes an access: printed from its tag's
+    relation by code generation (pycparser's generators dispatch on the class name)."""
+
+    __slots__ = ("tag", "coord", "__weakref__")
+    attr_names = ("tag",)
+
+    def __init__(self, tag: str, coord: Any = None) -> None:
+        self.tag = tag
+        self.coord = coord
+
+    def children(self) -> tuple:
+        return ()
+
+    def __iter__(self):
+        return iter(())
+
+
 @dataclass(frozen=True)
 class Access:
     """One reference in a statement: `index` maps statement instances to elements."""
@@ -39,7 +62,14 @@ class Access:
     index: isl.Map                    # { S[i..] -> A[a..] }
     is_read: bool
     is_write: bool
-    ref: Any = field(compare=False)   # the pycparser node of the reference
+    tag: str                          # ref_0, ref_1, ...: unique in the SCoP
+
+    def tagged_index(self) -> isl.Map:
+        """{ [S[i..] -> ref_k[]] -> A[a..] }: the relation of this reference alone."""
+        domain = self.index.domain()
+        tag_space = isl.Space.set_alloc(domain.get_ctx(), 0, 0).set_tuple_name(isl.dim_type.set, self.tag)
+        tagging = isl.Map.from_domain_and_range(domain, isl.Set.universe(tag_space))
+        return tagging.domain_map().apply_range(self.index)
 
 
 @dataclass(frozen=True)
@@ -86,11 +116,20 @@ class Scop:
             result = result.union(isl.UnionSet.from_set(stmt.domain))
         return result
 
-    def access_union(self, *, reads: bool) -> isl.UnionMap:
-        """All reads (reads=True) or all writes as one union map."""
+    def access_union(self, *, reads: bool, tagged: bool = False) -> isl.UnionMap:
+        """All reads (reads=True) or all writes as one union map; with `tagged`,
+        each reference's tagged relation (`{ [S[i] -> ref_k[]] -> A[..] }`)."""
         result = isl.UnionMap.empty(self.context.get_space())
         for stmt in self.statements:
             for acc in stmt.accesses:
                 if (acc.is_read if reads else acc.is_write):
-                    result = result.union(isl.UnionMap.from_map(acc.index))
+                    relation = acc.tagged_index() if tagged else acc.index
+                    result = result.union(isl.UnionMap.from_map(relation))
         return result
+
+    def access(self, tag: str) -> Access:
+        for stmt in self.statements:
+            for acc in stmt.accesses:
+                if acc.tag == tag:
+                    return acc
+        raise KeyError(tag)

@@ -25,7 +25,6 @@ from ..schedule import Kernel
 from .box import BoxDim, box_size, fixed_box
 from .transfers import extent_set
 
-_PREFIX = "c"   # loop iterator prefix of the compilation (Names.iterator)
 ELEMENT_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2,
                  "unsigned int": 4, "long long": 8, "unsigned char": 1, "long int": 8}
 MAX_PRIVATE_ELEMENTS = 64
@@ -36,7 +35,7 @@ class ArrayGroup:
     """References of one kernel that share one copy of their elements."""
 
     array: str
-    refs: frozenset[int]          # id() of the pycparser nodes of the references
+    refs: frozenset[str]          # the tags of its references (ref_0, ...)
     placement: str                # "global", "shared" or "private"
     name: str = ""                # buffer name in the kernel (shared_A, private_C)
     level: int = 0                # outer-schedule depth at which the copies run
@@ -75,19 +74,17 @@ class _Reference:
     relation: isl.UnionMap       # instances -> elements
     reads: bool
     writes: bool
-    ref: int
+    tag: str
 
 
 def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names) -> KernelMemory:
-    global _PREFIX
-    _PREFIX = names.iterator
     groups = _group(_references(scop, kernel))
     if not kernel.thread_ids:
         return KernelMemory(kernel.name, tuple(_global(g, "single-thread kernel") for g in groups))
     budget = options.max_shared_memory if options.use_shared_memory else 0
     placed = []
     for group in groups:
-        decision = _place(scop, kernel, group, options, budget)
+        decision = _place(scop, kernel, group, options, budget, names.iterator)
         if decision.placement == "shared":
             budget -= decision.bytes
         placed.append(decision)
@@ -102,7 +99,7 @@ def _references(scop: Scop, kernel: Kernel) -> list[_Reference]:
             continue
         for acc in stmt.accesses:
             rel = isl.UnionMap.from_map(acc.index).intersect_domain(kernel.domain)
-            refs.append(_Reference(acc.array, rel, acc.is_read, acc.is_write, id(acc.ref)))
+            refs.append(_Reference(acc.array, rel, acc.is_read, acc.is_write, acc.tag))
     return refs
 
 
@@ -131,10 +128,11 @@ def _relation(group: list[_Reference], *, writes_only: bool = False) -> isl.Unio
 
 
 def _global(group: list[_Reference], reason: str) -> ArrayGroup:
-    return ArrayGroup(group[0].array, frozenset(r.ref for r in group), "global", reason=reason)
+    return ArrayGroup(group[0].array, frozenset(r.tag for r in group), "global", reason=reason)
 
 
-def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options, budget: int) -> ArrayGroup:
+def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options, budget: int,
+           prefix: str) -> ArrayGroup:
     array = scop.array(group[0].array)
     if array.is_scalar:
         return _global(group, "scalar")
@@ -142,24 +140,24 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
     reuse = not relation.is_injective()
     reads = any(r.reads for r in group)
     writes = any(r.writes for r in group)
-    refs = frozenset(r.ref for r in group)
+    refs = frozenset(r.tag for r in group)
     if options.use_private_memory and reuse and _thread_invariant(kernel, relation):
-        level, box = _level(kernel, relation, per_thread=True)
+        level, box = _level(kernel, relation, prefix, per_thread=True)
         if box is not None and box_size(box) <= MAX_PRIVATE_ELEMENTS:
             return ArrayGroup(array.name, refs, "private", level=level, box=box,
                               copy_in=_box_elements(box, array, scop) if reads else None,
-                              copy_out=_per_level(kernel, _relation(group, writes_only=True), level, True)
+                              copy_out=_per_level(kernel, _relation(group, writes_only=True), level, prefix, True)
                               if writes else None,
                               element_type=array.element_type, reason="reuse, one element set per thread")
     coalesced = _coalesced(kernel, group)
     if not (reuse or not coalesced):
         return _global(group, "no reuse and coalesced")
-    level, box = _level(kernel, relation, per_thread=False)
+    level, box = _level(kernel, relation, prefix, per_thread=False)
     if box is None:
         return _global(group, "no tile of constant size")
     candidate = ArrayGroup(array.name, refs, "shared", level=level, box=box,
                            copy_in=_box_elements(box, array, scop) if reads else None,
-                           copy_out=_per_level(kernel, _relation(group, writes_only=True), level, False)
+                           copy_out=_per_level(kernel, _relation(group, writes_only=True), level, prefix, False)
                            if writes else None,
                            element_type=array.element_type,
                            reason="reuse" if reuse else "global access not coalesced")
@@ -179,34 +177,35 @@ def _outer(kernel: Kernel, depth: int) -> isl.UnionMap:
     return result
 
 
-def _per_level(kernel: Kernel, relation: isl.UnionMap, depth: int, per_thread: bool) -> isl.Set:
-    """Elements touched in one iteration of the outer loops [0, depth), as a set in c0.."""
+def _per_level(kernel: Kernel, relation: isl.UnionMap, depth: int, prefix: str, per_thread: bool) -> isl.Set:
+    """Elements touched in one iteration of the outer loops [0, depth), as a set in
+    the loop iterators `prefix`0, `prefix`1, ... (parameters)."""
     domain = kernel.domain.intersect(kernel.thread_filter) if per_thread else kernel.domain
     touched = _outer(kernel, depth).intersect_domain(domain).reverse().apply_range(relation)
     result = None
     for m in maps_of(touched):
-        part = _domain_as_params(m, depth)
+        part = _domain_as_params(m, depth, prefix)
         result = part if result is None else result.union(part)
     return result.coalesce()
 
 
-def _domain_as_params(m: isl.Map, depth: int) -> isl.Set:
+def _domain_as_params(m: isl.Map, depth: int, prefix: str) -> isl.Set:
     """{ [x0..] -> e } as the set of e with parameters c0 = x0, c1 = x1, ..."""
     n_params = m.dim(isl.dim_type.param)
     moved = m.move_dims(isl.dim_type.param, n_params, isl.dim_type.in_, 0, depth)
     for k in range(depth):
-        moved = moved.set_dim_name(isl.dim_type.param, n_params + k, f"{_PREFIX}{k}")
+        moved = moved.set_dim_name(isl.dim_type.param, n_params + k, f"{prefix}{k}")
     return moved.range()
 
 
-def _level(kernel: Kernel, relation: isl.UnionMap, *, per_thread: bool):
+def _level(kernel: Kernel, relation: isl.UnionMap, prefix: str, *, per_thread: bool):
     """The outermost depth whose per-iteration box is as small as at the tile depth."""
-    full = fixed_box(_per_level(kernel, relation, kernel.depth, per_thread), strides=per_thread)
+    full = fixed_box(_per_level(kernel, relation, kernel.depth, prefix, per_thread), strides=per_thread)
     if full is None:
         return kernel.depth, None
     level, box = kernel.depth, full
     for depth in range(kernel.depth - 1, kernel.host_depth - 1, -1):
-        outer = fixed_box(_per_level(kernel, relation, depth, per_thread), strides=per_thread)
+        outer = fixed_box(_per_level(kernel, relation, depth, prefix, per_thread), strides=per_thread)
         if outer is None or box_size(outer) != box_size(full):
             break
         level, box = depth, outer

@@ -38,12 +38,19 @@ class DeviceArray:
 @dataclass(frozen=True)
 class MemoryPlan:
     arrays: tuple[DeviceArray, ...]
-    kernels: tuple = ()      # KernelMemory of each kernel, in kernel order
+    kernels: tuple = ()      # KernelMemory of each kernel
 
     def device_array(self, name: str) -> DeviceArray:
         for dev in self.arrays:
             if dev.array.name == name:
                 return dev
+        raise KeyError(name)
+
+    def kernel(self, name: str):
+        """The KernelMemory of kernel `name` (kernel0, ...)."""
+        for kernel in self.kernels:
+            if kernel.kernel == name:
+                return kernel
         raise KeyError(name)
 
 
