@@ -50,6 +50,15 @@ def _compile(tmp_path, kernel: str, *args: str) -> tuple[str, str]:
     return proc.stderr, (tmp_path / f"{kernel}_kernel.cu").read_text()
 
 
+def test_gemm_kernel_body_appears_once(tmp_path):
+    """The tile loops are atomic: the k-tile loop also covers the tile of `C *= beta`
+    alone, where isl would otherwise repeat the whole loop body under `if (nk <= 0)`."""
+    _, code = _compile(tmp_path, "gemm")
+    assert "nk <= 0" not in code
+    assert code.count("*= beta;") == 2, code      # private_C[0][0] and private_C[0][1], once each
+    assert len(re.findall(r"shared_A\[[^;]*\] = A\[", code)) == 1, code
+
+
 def test_gemm_keeps_a_tile_in_shared_memory_and_c_in_registers(tmp_path):
     report, code = _compile(tmp_path, "gemm")
     assert re.search(r"group [AB]: shared shared_[AB]\[32\]\[32\]", report), report

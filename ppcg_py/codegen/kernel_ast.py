@@ -118,7 +118,10 @@ class KernelBody:
             bindings[key] = [f"const int {n} = {v};" for n, v in zip(names, values) if n != v]
             return node.set_annotation(isl.Id(key, context=self.ctx))
 
-        root, _ = self._ast(schedule, start, at_domain)
+        # atomic, as PPCG's tile loops: one loop over the tiles of all statements, where
+        # isl would otherwise repeat the whole level for the tiles of some (gemm's
+        # `if (nk <= 0)` copy for the tile of C *= beta alone)
+        root, _ = self._ast(schedule, start, at_domain, atomic=True)
 
         def leaf(key: str, ind: str) -> list[str]:
             if not bindings[key]:
@@ -158,9 +161,11 @@ class KernelBody:
         return AstPrinter(texts).lines(root, indent)
 
     # -- AST generation ---------------------------------------------------
-    def _ast(self, schedule: isl.UnionMap, first_iterator: int, at_domain, unroll: int = 0):
+    def _ast(self, schedule: isl.UnionMap, first_iterator: int, at_domain, unroll: int = 0,
+             atomic: bool = False):
         """isl's AST of `schedule`, iterators numbered from `first_iterator`;
-        the first `unroll` schedule dimensions are unrolled.
+        the first `unroll` schedule dimensions are unrolled, and with `atomic` the
+        others are generated as one loop each (no copy of the body per piece).
 
         Existentials in the context can make isl's AST generator fail an internal
         check ("basic sets in scc are assumed to be disjoint", fuzz 6:66: an
@@ -177,25 +182,27 @@ class KernelBody:
         schedule = _simplified(schedule.align_params(context.get_space()))
         context = context.align_params(schedule.get_space())
         first = within_operations(self.ctx, _AST_OPERATIONS,
-                                  lambda: self._ast_in(context, schedule, first_iterator, at_domain, unroll))
+                                  lambda: self._ast_in(context, schedule, first_iterator, at_domain, unroll, atomic))
         if first is not None:
             return first
         weaker = context.remove_divs()
         tries = [(weaker, unroll)] + ([(weaker, 0)] if unroll else [])
         for k, (known, unrolled) in enumerate(tries):
             try:
-                return self._ast_in(known, schedule, first_iterator, at_domain, unrolled)
+                return self._ast_in(known, schedule, first_iterator, at_domain, unrolled, atomic)
             except isl.Error as exc:
                 if is_operation_limit(exc) or k == len(tries) - 1:
                     raise
 
-    def _ast_in(self, context: isl.Set, schedule: isl.UnionMap, first_iterator: int, at_domain, unroll: int):
+    def _ast_in(self, context: isl.Set, schedule: isl.UnionMap, first_iterator: int, at_domain, unroll: int,
+                atomic: bool = False):
         guard = CallbackGuard()
         build = isl.AstBuild.from_context(context)
-        if unroll and not schedule.is_empty():
+        if (unroll or atomic) and not schedule.is_empty():
             n = maps_of(schedule)[0].dim(isl.dim_type.out)
             dims = ", ".join(f"x{k}" for k in range(n))
-            options = " ; ".join(f"[{dims}] -> unroll[{k}]" for k in range(min(unroll, n)))
+            kinds = ["unroll" if k < unroll else "atomic" if atomic else None for k in range(n)]
+            options = " ; ".join(f"[{dims}] -> {kind}[{k}]" for k, kind in enumerate(kinds) if kind)
             build = build.set_options(isl.UnionMap.read_from_str(self.ctx, f"{{ {options} }}"))
         names = [f"{self.prefix}{k}" for k in range(first_iterator, first_iterator + 64)]
         ids = isl.IdList.alloc(self.ctx, len(names))
