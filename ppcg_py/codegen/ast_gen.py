@@ -86,12 +86,7 @@ def _host_values(kernel: Kernel, outer: isl.UnionMap, build: isl.AstBuild) -> tu
     """
     if kernel.host_depth == 0:
         return ()
-    host = None
-    for m in maps_of(kernel.outer_schedule):
-        part = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, kernel.host_depth,
-                                                   m.dim(isl.dim_type.out) - kernel.host_depth))
-        host = part if host is None else host.union(part)
-    here = outer.reverse().apply_range(host)
+    here = outer.reverse().apply_range(kernel.host_schedule)
     values = isl.PwMultiAff.from_map(isl.Map.from_union_map(here))
     return tuple(c_expr(build.expr_from_pw_aff(values.get_pw_aff(k))) for k in range(kernel.host_depth))
 

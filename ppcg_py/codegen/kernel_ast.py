@@ -62,8 +62,7 @@ class KernelBody:
         depth = self.kernel.host_depth
         if depth == 0:
             return None
-        launches = _as_params(self._tiles(), depth, self.prefix).params()
-        launches = launches.align_params(self.param_context.get_space())
+        launches = self._launches().align_params(self.param_context.get_space())
         context = self.param_context.align_params(launches.get_space())
         if context.is_subset(launches):
             return None
@@ -132,6 +131,8 @@ class KernelBody:
 
     def _tiles(self) -> isl.Set:
         """Every tile of this block: the range of the outer schedule."""
+        if self.kernel.tiles is not None:
+            return self.kernel.tiles
         tiles = None
         for m in maps_of(self.kernel.outer_schedule):
             rng = m.range()
@@ -221,12 +222,23 @@ class KernelBody:
 
     def _context_at(self, depth: int) -> isl.Set:
         """What is known inside the outer loops [0, depth): ids, and that c0.. is a tile
-        (for the host values, `lines` checks it on entry)."""
+        (for the host values, `lines` checks it on entry).
+
+        At the host depth, what is known is that the host values are those of a
+        launch, not that this block has tiles there: the latter is exact too, but
+        through the tiles' existentials and the block's residues it cost isl's AST
+        generator seconds to minutes (seidel-2d), for no better code."""
         if depth == 0:
             return self.param_context
-        tiles = _as_params(self._tiles(), depth, self.prefix).params()
+        known = self._launches() if depth == self.kernel.host_depth else \
+            _as_params(self._tiles(), depth, self.prefix).params()
         context = self.param_context
-        return context.align_params(tiles.get_space()).intersect(tiles.align_params(context.get_space()))
+        return context.align_params(known.get_space()).intersect(known.align_params(context.get_space()))
+
+    def _launches(self) -> isl.Set:
+        """The host values at which the kernel is launched, as parameters c0, c1, ..."""
+        values = isl.Set.from_union_set(self.kernel.host_schedule.range()).coalesce()
+        return _as_params(values, self.kernel.host_depth, self.prefix).params()
 
     def _id_context(self) -> isl.Set:
         """Parameters known in a kernel: the SCoP's context and the id ranges."""

@@ -42,6 +42,12 @@ class Kernel:
     inner_schedule: isl.UnionMap | None = None   # instances -> [point dims, rest]
     thread_filter: isl.UnionSet | None = None    # instances run by thread (t0, t1, ...)
     point_schedule: isl.UnionMap | None = None   # instances -> untiled band (tile + point)
+    # the values of the outer schedule that block (b0, b1, ...) runs: the tiles of every
+    # block, with the block's residues on the tile indices themselves (the range of
+    # `outer_schedule` is the same set, but written through the instances it carries
+    # existentials that cost isl's AST generator minutes on skewed stencils)
+    tiles: isl.Set | None = None
+    host_schedule: isl.UnionMap | None = None    # instances -> host dims (all blocks)
 
     @property
     def n_tile(self) -> int:
@@ -93,9 +99,9 @@ class KernelMapper:
 
     def single_thread_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         domain = node.get_domain()
+        prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
         kernel = Kernel(self.first + len(self.kernels), KernelSizes((), (), ()), (), (), None, domain,
-                        host_depth=node.get_schedule_depth(),
-                        outer_schedule=node.get_prefix_schedule_union_map().intersect_domain(domain),
+                        host_depth=node.get_schedule_depth(), host_schedule=prefix, outer_schedule=prefix,
                         inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain))
         self.kernels.append(kernel)
         return _cut(node).insert_mark(isl.Id(kernel.name, context=node.get_ctx()))
@@ -112,6 +118,7 @@ class KernelMapper:
         thread_ids = tuple(f"{self.names.thread}{k}" for k in range(n_threads))
         domain = node.get_domain()
         host_depth = node.get_schedule_depth()
+        host_schedule = node.get_prefix_schedule_union_map().intersect_domain(domain)
         untiled = isl.UnionMap.from_multi_union_pw_aff(node.band_get_partial_schedule()).intersect_domain(domain)
 
         tiles = isl.MultiVal.zero(node.band_get_space())
@@ -119,6 +126,10 @@ class KernelMapper:
             tiles = tiles.set_val(k, isl.Val(size, ctx))
         node = node.band_tile(tiles)                       # tile band, child: point band
         tile_schedule = node.band_get_partial_schedule()
+        every_tile = _range(node.child(0).get_prefix_schedule_union_map().intersect_domain(domain))
+        residues = _residues(every_tile.get_space(), host_depth, sizes.grid, block_ids)
+        block_tiles = every_tile.align_params(residues.get_space()).intersect(
+            residues.align_params(every_tile.get_space()))
         block_schedule = _prefix_map(tile_schedule, n_blocks)
         node = node.insert_filter(_modulo_filter(tile_schedule, sizes.grid, block_ids, domain))
         node = node.child(0)                               # tile band
@@ -130,7 +141,8 @@ class KernelMapper:
                         host_depth=host_depth,
                         outer_schedule=node.get_prefix_schedule_union_map().intersect_domain(blocked),
                         inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain),
-                        thread_filter=thread_filter, point_schedule=untiled)
+                        thread_filter=thread_filter, point_schedule=untiled, tiles=block_tiles,
+                        host_schedule=host_schedule)
         self.kernels.append(kernel)
         node = _cut(node.parent().parent())                # back at the block filter
         node = node.insert_context(_id_ranges(ctx, block_ids, sizes.grid, host_depth))
@@ -191,6 +203,22 @@ def _modulo_filter(mupa: isl.MultiUnionPwAff, sizes: tuple[int, ...],
         residue = isl.Set.read_from_str(ctx, f"[{name}] -> {{ [x] : (x - {name}) mod {size} = 0 }}")
         result = result.intersect(part.intersect_range(isl.UnionSet.from_set(residue)).domain())
     return result
+
+
+def _range(schedule: isl.UnionMap) -> isl.Set:
+    """The schedule values of all instances, as one set (all share one space)."""
+    values = isl.Set.from_union_set(schedule.range())
+    return values.coalesce()
+
+
+def _residues(space: isl.Space, first: int, sizes: tuple[int, ...], ids: tuple[str, ...]) -> isl.Set:
+    """{ [x..] : x[first + k] = ids[k] mod sizes[k] }: the values a block runs."""
+    ctx = space.get_ctx()
+    n = space.dim(isl.dim_type.set)
+    dims = ", ".join(f"x{k}" for k in range(n))
+    conditions = " and ".join(f"(x{first + k} - {name}) mod {size} = 0"
+                              for k, (name, size) in enumerate(zip(ids, sizes))) or "true"
+    return isl.Set.read_from_str(ctx, f"[{', '.join(ids)}] -> {{ [{dims}] : {conditions} }}")
 
 
 def _id_ranges(ctx: isl.Context, ids: tuple[str, ...], bounds: tuple[int, ...], depth: int) -> isl.Set:

@@ -1,0 +1,53 @@
+"""The schedule stage's description of each kernel: the tiles a block runs and the
+host values of its launches, written so that isl's AST generator finds them cheap."""
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from ppcg_py.extract import extract_scops
+from ppcg_py.isl_context import maps_of, new_context
+from ppcg_py.options import Options
+from ppcg_py.schedule import schedule_scop
+
+from polybench_cases import POLYBENCH, kernel_source
+
+
+def _kernels(name: str):
+    ctx = new_context()
+    options = Options(include_dirs=(str(POLYBENCH / "utilities"),), defines=("MINI_DATASET",))
+    scop = extract_scops(str(kernel_source(name)), ctx, include_dirs=options.include_dirs,
+                         defines=options.defines)[0]
+    return schedule_scop(scop, options).kernels
+
+
+def _range(schedule: isl.UnionMap) -> isl.Set:
+    values = None
+    for m in maps_of(schedule):
+        values = m.range() if values is None else values.union(m.range())
+    return values
+
+
+@pytest.mark.parametrize("name", ["gemm", "lu", "jacobi-2d", "fdtd-2d"])
+def test_a_blocks_tiles_are_the_range_of_its_outer_schedule(name):
+    kernels = [k for k in _kernels(name) if k.tiles is not None]
+    assert kernels
+    for kernel in kernels:
+        blocked = _range(kernel.outer_schedule)
+        tiles = kernel.tiles.align_params(blocked.get_space())
+        assert tiles.is_equal(blocked.align_params(tiles.get_space())), kernel.name
+
+
+@pytest.mark.parametrize("name", ["lu", "jacobi-2d", "fdtd-2d", "trisolv"])
+def test_host_schedule_gives_the_launches_of_every_block(name):
+    kernels = [k for k in _kernels(name) if k.host_depth > 0]
+    assert kernels
+    for kernel in kernels:
+        launches = _range(kernel.host_schedule)
+        outer = _range(kernel.outer_schedule)
+        hosts = outer.project_out(isl.dim_type.set, kernel.host_depth, outer.dim(isl.dim_type.set) - kernel.host_depth)
+        for block_id in kernel.block_ids:        # every block together
+            position = hosts.find_dim_by_name(isl.dim_type.param, block_id)
+            hosts = hosts.project_out(isl.dim_type.param, position, 1)
+        hosts = hosts.align_params(launches.get_space())
+        assert launches.align_params(hosts.get_space()).is_equal(hosts), kernel.name
