@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import islpy as isl
 import jinja2
 
+from ..extract.c_walk import identifier_names
 from ..extract.model import Scop
 from ..isl_context import sets_of
 from ..memory import DeviceArray, MemoryPlan
@@ -217,7 +218,7 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
     names = _statement_names(launch.kernel.domain)
     stmts = [s for s in scop.statements if s.name in names]
     used_arrays = {acc.array for s in stmts for acc in s.accesses}
-    used_ids = {n for s in stmts for n in _identifiers(s.body)}
+    used_ids = {n for s in stmts for n in identifier_names(s.body)}
     args = [_Argument(f"{dev.array.element_type} *{dev.array.name}", dev.array.name, True)
             for dev in memory.arrays if dev.array.name in used_arrays]
     args += [_Argument(f"{t} {p}", p, False) for p, t in zip(scop.parameters, scop.parameter_types)]
@@ -256,11 +257,3 @@ def _launch_lines(launch: Launch, args: list[_Argument], device_prefix: str, at:
 
 def _statement_names(domain: isl.UnionSet) -> set[str]:
     return {s.get_tuple_name() for s in sets_of(domain)}
-
-
-def _identifiers(node) -> set[str]:
-    from pycparser import c_ast
-    found = {node.name} if isinstance(node, c_ast.ID) else set()
-    for _, child in node.children():
-        found |= _identifiers(child)
-    return found
