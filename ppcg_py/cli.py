@@ -7,7 +7,6 @@ import sys
 import traceback
 
 from .diagnostics import CompileError
-from .driver import compile_bounded, write_outputs
 from .options import Options
 
 
@@ -106,6 +105,10 @@ def options_from(args: argparse.Namespace) -> Options:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # only now: the pipeline loads isl, pycparser and every stage, which `--help`
+    # and a mistyped option do not need (about 0.1 s)
+    from .driver import compile_bounded, write_outputs
+
     try:
         options = options_from(args)
         files = compile_bounded(args.input, options)

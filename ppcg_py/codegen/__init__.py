@@ -6,10 +6,11 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import islpy as isl
-import jinja2
 
+from ..extract.c_walk import identifier_names
 from ..extract.model import Scop
 from ..isl_context import sets_of
 from ..memory import DeviceArray, MemoryPlan
@@ -20,9 +21,8 @@ from .kernel_ast import KernelBody
 from .expr import c_expr, param_expr
 from .printer import AstPrinter
 
-_ENV = jinja2.Environment(loader=jinja2.PackageLoader("ppcg_py.codegen", "templates"),
-                          trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                          undefined=jinja2.StrictUndefined)
+if TYPE_CHECKING:
+    import jinja2
 
 
 @dataclass(frozen=True)
@@ -62,6 +62,7 @@ def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop
     comment. `entering(scop)` is called before each SCoP's code is generated.
     """
     options = options or Options()
+    templates = _templates()
     stem = os.path.splitext(os.path.basename(source_path))[0]
     header_name = f"{stem}_kernel.hu"
     lines = source_text.splitlines()
@@ -73,7 +74,7 @@ def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop
         scop = scheduled.scop
         entering(scop)
         indent = re.match(r"\s*", lines[scop.start_line - 1]).group(0)
-        host_lines, texts = _scop_code(scheduled, memory, "  " if host_in_c else indent, options,
+        host_lines, texts = _scop_code(scheduled, memory, "  " if host_in_c else indent, options, templates,
                                        scalars_by_pointer=host_in_c)
         kernels += texts
         if host_in_c:
@@ -97,12 +98,22 @@ def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop
         host = f'#include "{header_name}"\n' + "\n".join(lines) + "\n"
     guard = "PPCG_PY_" + re.sub(r"\W", "_", stem).upper() + "_KERNEL_HU"
     source = os.path.basename(source_path)
-    header = _ENV.get_template("kernel_header.hu.j2").render(source=source, guard=guard, kernels=kernels)
-    kernel = _ENV.get_template("kernel.cu.j2").render(source=source, header=header_name, kernels=kernels)
+    header = templates.get_template("kernel_header.hu.j2").render(source=source, guard=guard, kernels=kernels)
+    kernel = templates.get_template("kernel.cu.j2").render(source=source, header=header_name, kernels=kernels)
     if wrappers:
         kernel += "\n" + "\n\n".join(wrappers) + "\n"
     host_name = f"{stem}_host.c" if host_in_c else f"{stem}_host.cu"
     return GeneratedFiles(host_name, f"{stem}_kernel.cu", header_name, host, kernel, header)
+
+
+def _templates() -> jinja2.Environment:
+    """The output templates. jinja2 is imported only here: a run that generates no code
+    (`--help`, a rejected input) does not pay for it (about 25 ms of start-up)."""
+    import jinja2
+
+    return jinja2.Environment(loader=jinja2.PackageLoader("ppcg_py.codegen", "templates"),
+                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+                              undefined=jinja2.StrictUndefined)
 
 
 def _wrapper_interface(scheduled: ScheduledScop, name: str) -> tuple[str, str]:
@@ -117,7 +128,7 @@ def _wrapper_interface(scheduled: ScheduledScop, name: str) -> tuple[str, str]:
 
 
 def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, indent: str, options: Options,
-               *, scalars_by_pointer: bool = False):
+               templates: jinja2.Environment, *, scalars_by_pointer: bool = False):
     scop = scheduled.scop
     ast = build_ast(scheduled, memory)
     extents = array_extents(scheduled)
@@ -141,7 +152,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, indent: str, option
 
     body = AstPrinter({}, on_mark).lines(ast.root, indent + "    ")
     guard_expr = isl.AstBuild.from_context(scop.context).expr_from_set(nonempty)
-    host = _ENV.get_template("host_scop.c.j2").render(
+    host = templates.get_template("host_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
         devices=devices, body=body, guard=c_expr(guard_expr))
     return host.rstrip("\n").split("\n"), kernels
@@ -216,7 +227,7 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
     names = _statement_names(launch.kernel.domain)
     stmts = [s for s in scop.statements if s.name in names]
     used_arrays = {acc.array for s in stmts for acc in s.accesses}
-    used_ids = {n for s in stmts for n in _identifiers(s.body)}
+    used_ids = {n for s in stmts for n in identifier_names(s.body)}
     args = [_Argument(f"{dev.array.element_type} *{dev.array.name}", dev.array.name, True)
             for dev in memory.arrays if dev.array.name in used_arrays]
     args += [_Argument(f"{t} {p}", p, False) for p, t in zip(scop.parameters, scop.parameter_types)]
@@ -255,11 +266,3 @@ def _launch_lines(launch: Launch, args: list[_Argument], device_prefix: str, at:
 
 def _statement_names(domain: isl.UnionSet) -> set[str]:
     return {s.get_tuple_name() for s in sets_of(domain)}
-
-
-def _identifiers(node) -> set[str]:
-    from pycparser import c_ast
-    found = {node.name} if isinstance(node, c_ast.ID) else set()
-    for _, child in node.children():
-        found |= _identifiers(child)
-    return found

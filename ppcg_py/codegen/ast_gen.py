@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
-from ..isl_context import CallbackGuard, maps_of
+from ..isl_context import CallbackGuard
+from ..isl_workarounds import constant_like, iterator_ids
 from ..memory import MemoryPlan
 from ..schedule import Kernel, ScheduledScop
 from .expr import c_expr, param_expr
@@ -61,20 +62,13 @@ def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:
         return node.set_annotation(isl.Id(key, context=scop.ctx))
 
     build = isl.AstBuild.from_context(scop.context)
-    build = build.set_iterators(_iterator_ids(scop.ctx, scheduled.names.iterators(64)))
+    build = build.set_iterators(iterator_ids(scop.ctx, scheduled.names.iterators(64)))
     build, handle = build.set_after_each_mark(guard.wrap(after_mark, lambda node, _b: node))
     root = build.node_from_schedule(scheduled.final_schedule)
     guard.reraise()
     del handle
     result.root = root
     return result
-
-
-def _iterator_ids(ctx: isl.Context, names: list[str]) -> isl.IdList:
-    ids = isl.IdList.alloc(ctx, len(names))
-    for name in names:
-        ids = ids.add(isl.Id(name, context=ctx))
-    return ids
 
 
 def _host_values(kernel: Kernel, outer: isl.UnionMap, build: isl.AstBuild) -> tuple[str, ...]:
@@ -113,8 +107,8 @@ def _grid(kernel: Kernel, outer: isl.UnionMap, build: isl.AstBuild) -> tuple[str
         if not lowest.nonneg_set().is_equal(lowest.domain()):
             grid.append(str(limit))
             continue
-        count = tiles.dim_max(k).add(_const_like(lowest, 1))
-        count = count.min(_const_like(lowest, limit)).coalesce()
+        count = tiles.dim_max(k).add(constant_like(lowest, 1))
+        count = count.min(constant_like(lowest, limit)).coalesce()
         # At least one block, written outside isl: isl simplifies the count under what
         # it believes the host code checks, but it may leave that check inside the mark
         # (docs/isl-notes.md), and a launch there (no tiles, so nothing to lose) with
@@ -122,7 +116,3 @@ def _grid(kernel: Kernel, outer: isl.UnionMap, build: isl.AstBuild) -> tuple[str
         text = c_expr(build.expr_from_pw_aff(count))
         grid.append(text if re.fullmatch(r"\(*\d+\)*", text) else f"ppcg_max(1, {text})")
     return tuple(grid)
-
-
-def _const_like(pa: isl.PwAff, value: int) -> isl.PwAff:
-    return isl.PwAff.val_on_domain(pa.domain(), isl.Val(value, pa.get_ctx()))

@@ -14,6 +14,7 @@ import islpy as isl
 
 from ..extract.model import Scop
 from ..isl_context import CallbackGuard, maps_of, sets_of, within_operations
+from ..isl_workarounds import dims_as_params, domain_at_params, same_parameter_order
 from ..memory.groups import ArrayGroup, KernelMemory
 from ..schedule import Kernel
 from ..watchdog import is_operation_limit
@@ -180,8 +181,8 @@ class KernelBody:
         context = self._context_at(first_iterator)
         # isl's AST build mixes up parameters whose order differs between the context
         # and the schedule (a guard named b0 where the set says t0): one order for both
-        schedule = _simplified(schedule.align_params(context.get_space()))
-        context = context.align_params(schedule.get_space())
+        schedule, context = same_parameter_order(schedule, context)
+        schedule = _simplified(schedule)
         first = within_operations(self.ctx, _AST_OPERATIONS,
                                   lambda: self._ast_in(context, schedule, first_iterator, at_domain, unroll, atomic))
         if first is not None:
@@ -374,22 +375,9 @@ def _dims(group: ArrayGroup) -> str:
 
 def _as_params(tiles: isl.Set, count: int, prefix: str) -> isl.Set:
     """The first `count` dimensions as parameters c0, c1, ... (outer loop iterators)."""
-    n = tiles.dim(isl.dim_type.param)
-    moved = tiles.move_dims(isl.dim_type.param, n, isl.dim_type.set, 0, count)
-    for k in range(count):
-        moved = moved.set_dim_name(isl.dim_type.param, n + k, f"{prefix}{k}")
-    return moved
+    return dims_as_params(tiles, isl.dim_type.set, count, prefix)
 
 
 def _fix_outer(outer: isl.UnionMap, depth: int, prefix: str) -> isl.UnionSet:
     """Instances whose outer schedule values equal the parameters c0 .. c{depth-1}."""
-    result = None
-    for m in maps_of(outer):
-        n = m.dim(isl.dim_type.param)
-        fixed = m.add_dims(isl.dim_type.param, depth)
-        for k in range(depth):
-            fixed = fixed.set_dim_name(isl.dim_type.param, n + k, f"{prefix}{k}")
-            fixed = fixed.equate(isl.dim_type.param, n + k, isl.dim_type.out, k)
-        part = isl.UnionSet.from_set(fixed.domain())
-        result = part if result is None else result.union(part)
-    return result
+    return domain_at_params(outer, depth, prefix)

@@ -12,6 +12,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from ..diagnostics import CompileError
+from .c_walk import nodes_of
 
 MIN_MAX_CALLS = {"min", "max", "MIN", "MAX", "fmin", "fmax"}
 # floord(a, b) / ceild(a, b): PPCG's and CLooG's helpers, with a positive constant b.
@@ -128,7 +129,7 @@ class AffineSpace:
 
     def _non_affine(self, node: c_ast.Node, what: str, why: str | None = None) -> CompileError:
         text = self.describe(node)
-        if _mentions_array(node):
+        if nodes_of(node, c_ast.ArrayRef):
             reason = f"{what} depends on data: '{text}' reads memory"
         else:
             reason = f"non-affine {what}: '{text}'" + (f" ({why})" if why else "")
@@ -147,12 +148,6 @@ def _unique(names: tuple[str, ...]) -> list[str]:
 
 def _call_name(node: c_ast.FuncCall) -> str:
     return node.name.name if isinstance(node.name, c_ast.ID) else ""
-
-
-def _mentions_array(node: c_ast.Node) -> bool:
-    if isinstance(node, c_ast.ArrayRef):
-        return True
-    return any(_mentions_array(child) for _, child in node.children())
 
 
 def _int_constant(node: c_ast.Constant, what: str, space: AffineSpace) -> int:

@@ -21,6 +21,7 @@ from .accesses import RawAccess, statement_accesses, tag_references
 from .affine import AffineSpace
 from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
+from .c_walk import NameScan, all_names, operand_ids
 from .locals import expand, unshifted_access
 from .model import Access, Array, Scop, Statement
 from .normalize import normalize
@@ -55,10 +56,7 @@ class ScopBuilder:
         self.statements: list[Statement] = []
         self._n_references = 0      # tags ref_0, ref_1, ... in statement order
         self._extra_params: list[str] = []
-        iterators: set[str] = set()
-        for item in region.items:
-            _scan(item, iterators, set(), [])
-        normal = normalize(region.items, set(region.symbols) | iterators)
+        normal = normalize(region.items, set(region.symbols) | _scan(region.items).iterators)
         self.items, self.locals = normal.items, normal.locals
         with self.source_names():
             for name, local in self.locals.items():
@@ -97,11 +95,10 @@ class ScopBuilder:
             raise CompileError.at(coord or decl.coord, f"'{name}' has an unsupported type ({exc})") from None
 
     def _classify(self) -> dict[str, str]:
-        iterators, written, used = set(), set(), []
-        for item in self.items:
-            _scan(item, iterators, written, used)
+        scan = _scan(self.items)
+        iterators, written = scan.iterators, scan.written
         kinds: dict[str, str] = {}
-        for name, coord in used:
+        for name, coord in scan.used:
             if name in kinds:
                 continue
             if name in iterators:
@@ -125,7 +122,7 @@ class ScopBuilder:
         for dim in vt.dims:
             if dim is None:
                 continue
-            for node in _ids(dim):
+            for node in operand_ids(dim):
                 other = self._type(node.name, node.coord)
                 if other is not None and other.is_integer and node.name not in kinds:
                     kinds[node.name] = "param"
@@ -134,7 +131,7 @@ class ScopBuilder:
     def _first_use_order(self) -> list[str]:
         seen: list[str] = []
         for item in self.items:
-            for node in _ids(item):
+            for node in operand_ids(item):
                 if node.name not in seen:
                     seen.append(node.name)
         return seen + [p for p in self._extra_params if p not in seen]
@@ -188,7 +185,7 @@ class ScopBuilder:
             arrays=self._arrays() + tuple(local_arrays),
             scalars_read_only=tuple((n, self.types[n].base) for n, k in self.kinds.items() if k == "scalar"),
             statements=tuple(statements), schedule=schedule,
-            used_names=frozenset(_all_names(self.region.function_node)) | frozenset(self.locals),
+            used_names=frozenset(all_names(self.region.function_node)) | frozenset(self.locals),
         )
 
     def _block(self, items, env: _Env) -> isl.Schedule | None:
@@ -235,7 +232,7 @@ class ScopBuilder:
         domain = env.domain.add_dims(isl.dim_type.set, 1).set_dim_name(
             isl.dim_type.set, depth, space.space.get_dim_name(isl.dim_type.set, depth))
         var = space.var(it)
-        if any(n.name == it for n in _ids(init)):
+        if any(n.name == it for n in operand_ids(init)):
             raise CompileError.at(node.coord, f"loop over '{it}' starts from its own previous value")
         start = space.expr(init, "loop initialisation")
         bound = var.ge_set(start) if step > 0 else var.le_set(start)
@@ -416,42 +413,16 @@ def _loop_schedule(domain: isl.UnionSet, depth: int, sign: int) -> isl.MultiUnio
     return isl.MultiUnionPwAff.from_union_pw_aff(upa)
 
 
-def _scan(node: c_ast.Node, iterators: set, written: set, used: list) -> None:
-    if isinstance(node, c_ast.For):
-        try:
-            iterators.add(_loop_init(node)[0])
-        except CompileError:
-            pass
-    if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
-        written.add(node.lvalue.name)
-    if isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--", "++", "--") \
-            and isinstance(node.expr, c_ast.ID):
-        written.add(node.expr.name)
-    if isinstance(node, c_ast.ID):
-        used.append((node.name, node.coord))
-    for name, child in node.children():
-        if isinstance(node, c_ast.FuncCall) and name == "name":
-            continue
-        _scan(child, iterators, written, used)
+def _scan(items) -> NameScan:
+    """The iterators, written scalars and uses (in source order) of a SCoP's statements."""
+    scan = NameScan(_loop_iterator)
+    for item in items:
+        scan.visit(item)
+    return scan
 
 
-def _ids(node: c_ast.Node) -> list[c_ast.ID]:
-    found: list[c_ast.ID] = []
-    if isinstance(node, c_ast.ID):
-        found.append(node)
-    for name, child in node.children():
-        if isinstance(node, c_ast.FuncCall) and name == "name":
-            continue
-        found.extend(_ids(child))
-    return found
-
-
-def _all_names(node: c_ast.Node) -> set[str]:
-    names: set[str] = set()
-    if isinstance(node, c_ast.ID):
-        names.add(node.name)
-    if isinstance(node, c_ast.Decl) and node.name:
-        names.add(node.name)
-    for _, child in node.children():
-        names |= _all_names(child)
-    return names
+def _loop_iterator(node: c_ast.For) -> str | None:
+    try:
+        return _loop_init(node)[0]
+    except CompileError:
+        return None

@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 from pycparser import c_ast
 
+from .c_walk import OperandVisitor, type_words
+
 FLOAT_VARIANT = {name: name + "f" for name in (
     "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "fabs", "floor", "ceil",
     "trunc", "round", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
@@ -49,7 +51,7 @@ def _join(a: str, b: str) -> str:
 
 
 def default_cast_kind(typename: c_ast.Typename) -> str:
-    return arithmetic_kind(" ".join(_type_names(typename)))
+    return arithmetic_kind(" ".join(type_words(typename)))
 
 
 def expression_kind(node: c_ast.Node, type_of: TypeOf, cast_kind: CastKind = default_cast_kind) -> str:
@@ -96,39 +98,33 @@ def expression_kind(node: c_ast.Node, type_of: TypeOf, cast_kind: CastKind = def
 
 def use_float_math(node: c_ast.Node, type_of: TypeOf, cast_kind: CastKind = default_cast_kind) -> None:
     """Rename, in place and innermost first, math calls whose arguments are all float."""
-    for name, child in node.children():
-        if isinstance(node, c_ast.FuncCall) and name == "name":
-            continue
-        use_float_math(child, type_of, cast_kind)
-    if not (isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID)):
-        return
-    variant = FLOAT_VARIANT.get(node.name.name)
-    args = node.args.exprs if node.args else []
-    if variant is None or not args:
-        return
-    kinds = [expression_kind(arg, type_of, cast_kind) for arg in args]
-    if "double" not in kinds and "float" in kinds:
-        node.name = c_ast.ID(variant, node.name.coord)
-    elif node.name.name in DOUBLE_RESULT:
-        # C converts an int (or, next to a double, a float) argument to double; CUDA's
-        # C++ overloads would instead pick a host-only template (`fabs(int)` and
-        # `fmax(float, double)` do not compile in a kernel)
-        for k, (arg, arg_kind) in enumerate(zip(args, kinds)):
-            if arg_kind != "double":
-                args[k] = _to_double(arg)
+    _FloatMath(type_of, cast_kind).visit(node)
+
+
+class _FloatMath(OperandVisitor):
+    def __init__(self, type_of: TypeOf, cast_kind: CastKind) -> None:
+        self.type_of, self.cast_kind = type_of, cast_kind
+
+    def visit_FuncCall(self, node: c_ast.FuncCall) -> None:
+        super().visit_FuncCall(node)    # the arguments first: a float call inside makes a float argument
+        if not isinstance(node.name, c_ast.ID):
+            return
+        variant = FLOAT_VARIANT.get(node.name.name)
+        args = node.args.exprs if node.args else []
+        if variant is None or not args:
+            return
+        kinds = [expression_kind(arg, self.type_of, self.cast_kind) for arg in args]
+        if "double" not in kinds and "float" in kinds:
+            node.name = c_ast.ID(variant, node.name.coord)
+        elif node.name.name in DOUBLE_RESULT:
+            # C converts an int (or, next to a double, a float) argument to double; CUDA's
+            # C++ overloads would instead pick a host-only template (`fabs(int)` and
+            # `fmax(float, double)` do not compile in a kernel)
+            for k, (arg, arg_kind) in enumerate(zip(args, kinds)):
+                if arg_kind != "double":
+                    args[k] = _to_double(arg)
 
 
 def _to_double(node: c_ast.Node) -> c_ast.Cast:
     double = c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(["double"]))
     return c_ast.Cast(c_ast.Typename(None, [], None, double), node, node.coord)
-
-
-def _type_names(node: c_ast.Node) -> list[str]:
-    if isinstance(node, c_ast.IdentifierType):
-        return list(node.names)
-    if isinstance(node, c_ast.PtrDecl):
-        return ["pointer"]
-    names: list[str] = []
-    for _, child in node.children():
-        names += _type_names(child)
-    return names

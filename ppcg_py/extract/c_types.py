@@ -9,6 +9,8 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from .c_walk import nodes_of
+
 INTEGER_WORDS = {"int", "long", "short", "char", "unsigned", "signed",
                  "_Bool", "size_t", "ssize_t", "ptrdiff_t",
                  "int8_t", "int16_t", "int32_t", "int64_t",
@@ -91,11 +93,12 @@ def resolve_casts(node: c_ast.Node, typedefs: dict[str, c_ast.Node]) -> None:
     Kernels are printed without the user's typedefs (see the module docstring), so
     `(real) x` must reach them as `(float) x`.
     """
-    for _, child in node.children():
-        resolve_casts(child, typedefs)
-    if not isinstance(node, c_ast.Cast):
-        return
-    decl = node.to_type.type
+    for cast in nodes_of(node, c_ast.Cast):
+        _resolve_cast(cast, typedefs)
+
+
+def _resolve_cast(cast: c_ast.Cast, typedefs: dict[str, c_ast.Node]) -> None:
+    decl = cast.to_type.type
     if isinstance(decl, c_ast.TypeDecl) and isinstance(decl.type, c_ast.IdentifierType):
         names = decl.type.names
         if len(names) == 1 and names[0] in typedefs:

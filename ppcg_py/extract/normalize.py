@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ..diagnostics import CompileError
+from .c_walk import variable_ids
 
 
 @dataclass(frozen=True)
@@ -139,18 +140,11 @@ class _Rewriter:
     # -- expressions --------------------------------------------------------
     def rename(self, node: c_ast.Node, scopes: list[dict[str, str]]) -> None:
         """Give every identifier the unique name of the declaration it refers to."""
-        if isinstance(node, c_ast.ID):
+        for ident in variable_ids(node):
             for scope in reversed(scopes):
-                if node.name in scope:
-                    node.name = scope[node.name]
-                    return
-            return
-        for name, child in node.children():
-            if isinstance(node, c_ast.FuncCall) and name == "name":
-                continue
-            if isinstance(node, c_ast.StructRef) and name == "field":
-                continue
-            self.rename(child, scopes)
+                if ident.name in scope:
+                    ident.name = scope[ident.name]
+                    break
 
 
 def split_chain(node: c_ast.Assignment) -> list[c_ast.Node]:

@@ -7,6 +7,7 @@ from pycparser import c_ast
 
 from ..diagnostics import CompileError
 from .c_types import declared_symbols
+from .c_walk import nodes_of
 
 
 @dataclass(frozen=True)
@@ -78,11 +79,10 @@ def _walk_block(block: c_ast.Compound, scope: dict, fn: c_ast.FuncDef, out: list
 
 
 def _reject_nested_pragmas(node: c_ast.Node) -> None:
-    word = _pragma_word(node)
-    if word in ("scop", "endscop"):
-        raise CompileError.at(node.coord, f"#pragma {word} inside a SCoP's statement")
-    for _, child in node.children():
-        _reject_nested_pragmas(child)
+    for pragma in nodes_of(node, c_ast.Pragma):
+        word = _pragma_word(pragma)
+        if word in ("scop", "endscop"):
+            raise CompileError.at(pragma.coord, f"#pragma {word} inside a SCoP's statement")
 
 
 def _child_blocks(node: c_ast.Node) -> list[c_ast.Compound]:

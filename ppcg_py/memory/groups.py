@@ -19,6 +19,7 @@ import islpy as isl
 
 from ..extract.model import Array, Scop
 from ..isl_context import constant_on, maps_of, sets_of
+from ..isl_workarounds import dims_as_params
 from ..names import Names
 from ..options import Options
 from ..schedule import Kernel
@@ -191,11 +192,7 @@ def _per_level(kernel: Kernel, relation: isl.UnionMap, depth: int, prefix: str, 
 
 def _domain_as_params(m: isl.Map, depth: int, prefix: str) -> isl.Set:
     """{ [x0..] -> e } as the set of e with parameters c0 = x0, c1 = x1, ..."""
-    n_params = m.dim(isl.dim_type.param)
-    moved = m.move_dims(isl.dim_type.param, n_params, isl.dim_type.in_, 0, depth)
-    for k in range(depth):
-        moved = moved.set_dim_name(isl.dim_type.param, n_params + k, f"{prefix}{k}")
-    return moved.range()
+    return dims_as_params(m, isl.dim_type.in_, depth, prefix).range()
 
 
 def _level(kernel: Kernel, relation: isl.UnionMap, prefix: str, *, per_thread: bool):

@@ -20,7 +20,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -239,19 +239,11 @@ def verify(
         return VerifyReport(cfg.source, tuple(steps.failures), mismatches, steps.timings, cxx_mismatches)
 
     flags = preprocessor_flags(cfg.include_dirs, cfg.all_defines)
-    reference = workdir / "reference"
     try:
-        with steps.step("reference build"):
-            run_tool(
-                [CC, *CFLAGS, *flags, cfg.source, *cfg.extra_c_sources, "-o", reference, "-lm"],
-                timeout=cfg.compile_timeout,
-            )
+        proc = _run_original(cfg, flags, workdir, "reference", (CC, *CFLAGS), steps.step)
     except BuildError as exc:
         steps.fail("reference build", exc.stderr)
         return report()
-    with steps.step("reference run"):
-        proc = run_program([reference, *cfg.program_args], timeout=cfg.run_timeout)
-    (workdir / "reference.stderr").write_text(proc.stderr)
     expected = _dump_of(steps, "reference run", proc)
     if expected is None:
         return report()
@@ -320,16 +312,28 @@ def verify(
     return report()
 
 
+def _run_original(cfg: VerifyConfig, flags: list[str], workdir: Path, name: str, compiler: tuple[str, ...],
+                  timed: Callable[[str], AbstractContextManager[None]] = lambda _step: nullcontext()
+                  ) -> subprocess.CompletedProcess[str]:
+    """Build the original program as `workdir/name` with `compiler` (command and flags), run it
+    and keep its stderr as `name.stderr`; `timed` times the "reference build" and "reference run"
+    steps. Raises BuildError when it does not build: the C and C++ references differ in what that means."""
+    binary = workdir / name
+    with timed("reference build"):
+        run_tool([*compiler, *flags, cfg.source, *cfg.extra_c_sources, "-o", binary, "-lm"],
+                 timeout=cfg.compile_timeout)
+    with timed("reference run"):
+        proc = run_program([binary, *cfg.program_args], timeout=cfg.run_timeout)
+    (workdir / f"{name}.stderr").write_text(proc.stderr)
+    return proc
+
+
 def _cxx_reference_dump(cfg: VerifyConfig, flags: list[str], workdir: Path) -> Dump | None:
     """The original's dump when built as C++, or None when it is not valid C++."""
-    reference = workdir / "reference-cxx"
     try:
-        run_tool([CXX, *CXXFLAGS, *flags, cfg.source, *cfg.extra_c_sources, "-o", reference, "-lm"],
-                 timeout=cfg.compile_timeout)
+        proc = _run_original(cfg, flags, workdir, "reference-cxx", (CXX, *CXXFLAGS))
     except BuildError:
         return None
-    proc = run_program([reference, *cfg.program_args], timeout=cfg.run_timeout)
-    (workdir / "reference-cxx.stderr").write_text(proc.stderr)
     try:
         return parse_dump(proc.stderr) if proc.returncode == 0 else None
     except DumpError:
