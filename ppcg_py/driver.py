@@ -20,7 +20,8 @@ from .memory import plan_memory
 from .options import Options
 from .schedule import schedule_scop
 from .schedule.sizes import format_sizes
-from .watchdog import Progress, Step, StepTooLong, is_operation_limit, run_with_deadline
+from .isl_budget import OutOfOperations, operations_bound
+from .watchdog import Progress, Step, StepTooLong, run_with_deadline
 
 
 @dataclass(frozen=True)
@@ -167,17 +168,12 @@ class _Stages:
         if self.progress is not None:
             self.progress(step)
         start = time.perf_counter()
-        self.ctx.reset_operations()
-        self.ctx.set_max_operations(self.options.isl_max_operations)
         try:
-            yield
-        except isl.Error as exc:
-            if is_operation_limit(exc):
-                raise StepTooLong(step, f"exceeded isl's operation limit "
-                                        f"({self.options.isl_max_operations})") from None
-            raise
-        finally:
-            self.ctx.set_max_operations(0)
+            with operations_bound(self.ctx, self.options.isl_max_operations):
+                yield
+        except OutOfOperations:
+            raise StepTooLong(step, f"exceeded isl's operation limit "
+                                    f"({self.options.isl_max_operations})") from None
         if self.options.verbose:
             print(f"ppcg-py: {name}: {1000 * (time.perf_counter() - start):.1f} ms", file=sys.stderr)
 

@@ -74,22 +74,3 @@ def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
 def constant_on(space: isl.Space, value: int) -> isl.PwAff:
     """The constant `value` on the universe of a (parameter or set) space."""
     return isl.PwAff.val_on_domain(isl.Set.universe(space), isl.Val(value, space.get_ctx()))
-
-
-def within_operations(ctx: isl.Context, limit: int, compute: Callable[[], Any]) -> Any:
-    """`compute()`, or None when isl needs more than `limit` operations for it.
-
-    For optional refinements (a better box, a simpler guard) whose exact answer
-    can take isl minutes on sets with many existentials: giving up costs only
-    quality, never correctness.
-    """
-    previous = ctx.get_max_operations()     # a whole step's bound (--isl-max-operations)
-    ctx.reset_operations()
-    ctx.set_max_operations(limit)
-    try:
-        return compute()
-    except isl.Error:
-        return None
-    finally:
-        ctx.set_max_operations(previous)
-        ctx.reset_operations()

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ..extract.model import Scop
-from ..isl_context import within_operations
+from ..isl_budget import within_operations
 
 
 @dataclass(frozen=True)
