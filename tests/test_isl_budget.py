@@ -98,3 +98,34 @@ def test_another_isl_error_inside_an_outer_bound_is_still_an_isl_error():
         with pytest.raises(isl.Error):
             within_operations(ctx, 100_000, lambda: isl.Set.read_from_str(ctx, "{ [i] : i >= "))
         assert ctx.get_max_operations() == 1_000_000
+
+
+
+def test_a_kernel_ast_past_its_bound_is_not_asked_again_when_the_context_has_no_existentials(
+        monkeypatch, tmp_path):
+    """Without existentials to drop, the unrolled retry would be the bounded try again
+    (without its bound): only the try without unrolling is left."""
+    from dataclasses import replace
+
+    from ppcg_py import driver
+    from ppcg_py.cli import build_parser, options_from
+    from ppcg_py.codegen import kernel_ast
+    monkeypatch.setattr(kernel_ast, "LIMITS", replace(kernel_ast.LIMITS, kernel_ast=1))
+    # the ids' ranges only: a weaker context, without the grid's wrap-around existentials
+    monkeypatch.setattr(kernel_ast.KernelBody, "_context_at", lambda self, depth: self.param_context)
+    asked: list[tuple[isl.Set, isl.UnionMap, int]] = []
+    real = kernel_ast.KernelBody._ast_in
+
+    def recorded(self, context, schedule, first_iterator, at_domain, unroll):
+        asked.append((context, schedule, unroll))     # as text later: printing costs isl operations
+        return real(self, context, schedule, first_iterator, at_domain, unroll)
+    monkeypatch.setattr(kernel_ast.KernelBody, "_ast_in", recorded)
+    source = tmp_path / "add.c"
+    source.write_text("void f(float A[64][64], float B[64][64]) {\n#pragma scop\n"
+                      "  for (int i = 0; i < 64; i++)\n    for (int j = 0; j < 64; j++)\n"
+                      "      A[i][j] = B[i][j] + 1;\n#pragma endscop\n}\n")
+    args = [str(source), "--unroll-gpu-tile"]
+    files = driver.compile_source(str(source), options_from(build_parser().parse_args(args)))
+    unrolled = [(str(context), str(schedule), unroll) for context, schedule, unroll in asked if unroll]
+    assert unrolled and len(set(unrolled)) == len(unrolled)
+    assert "__global__" in files.kernel and "kernel0(" in files.kernel

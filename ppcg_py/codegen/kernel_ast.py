@@ -166,7 +166,10 @@ class KernelBody:
         bounded in isl operations, and then the AST is asked again with the
         context's existentials dropped, then without unrolling. Both are still
         exact: the code enumerates the schedule's domain for all parameters in a
-        weaker context too; it only tests more, or keeps its loops.
+        weaker context too; it only tests more, or keeps its loops. Where the
+        context has no existentials to drop, the retry under it would be the
+        first try again: only the one without unrolling is left (or, without
+        unrolling, the first try without a bound).
         """
         context = self._context_at(first_iterator)
         # isl's AST build mixes up parameters whose order differs between the context
@@ -186,7 +189,9 @@ class KernelBody:
             # disjoint" under some contexts with existentials (regression
             # tests/regressions/isl_ast_disjoint_assertion: an unrolled private copy)
         weaker = context.remove_divs()
-        tries = [(weaker, unroll)] + ([(weaker, 0)] if unroll else [])
+        same = weaker.is_equal(context)
+        tries = [] if same and unroll else [(weaker, unroll)]
+        tries += [(weaker, 0)] if unroll else []
         for k, (known, unrolled) in enumerate(tries):
             try:
                 return self._ast_in(known, schedule, first_iterator, at_domain, unrolled)
