@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from .codegen import GeneratedFiles, generate
-from .diagnostics import CompileError
+from .diagnostics import CompileError, Diagnostics
 from .extract import extract_program
 from .extract.model import Scop
 from .isl_context import new_context
@@ -37,8 +37,9 @@ class OnHost:
 
 
 def compile_source(path: str, options: Options, progress: Progress | None = None,
-                   on_host: OnHost = OnHost()) -> GeneratedFiles:
+                   on_host: OnHost = OnHost(), diagnostics: Diagnostics | None = None) -> GeneratedFiles:
     """Compile one C file into CUDA host and kernel source (nothing written)."""
+    diagnostics = Diagnostics() if diagnostics is None else diagnostics
     ctx = new_context(serialize_sccs=options.serialize_sccs, whole_component=options.whole_component,
                       outer_coincidence=options.outer_coincidence,
                       max_coefficient=options.max_coefficient, feautrier=options.feautrier)
@@ -47,14 +48,14 @@ def compile_source(path: str, options: Options, progress: Progress | None = None
         program = extract_program(path, ctx, include_dirs=options.include_dirs, defines=options.defines,
                                   context=options.context, assume_nonneg=options.assume_nonneg)
     if not program.scops:
-        print(f"{path}: warning: no #pragma scop region found; the host file is a copy of the input",
-              file=sys.stderr)
+        diagnostics.warn("no #pragma scop region found; the host file is a copy of the input", path)
     scops = [scop for scop in program.scops if scop not in on_host]
     scheduled = []
     for scop in scops:
         _dump(options, "scop", lambda s=scop: _describe_scop(s))
         with stage(f"schedule ({scop.function})", scop.start_line):
-            result = schedule_scop(scop, options, first_kernel=sum(len(s.kernels) for s in scheduled))
+            result = schedule_scop(scop, options, first_kernel=sum(len(s.kernels) for s in scheduled),
+                                   diagnostics=diagnostics)
         _dump(options, "schedule", lambda r=result: str(r.schedule.get_root()))
         _dump(options, "final-schedule", lambda r=result: str(r.final_schedule.get_root()))
         scheduled.append(result)
@@ -75,7 +76,7 @@ def compile_source(path: str, options: Options, progress: Progress | None = None
                         on_host=[scop.start_line for scop in program.scops if scop in on_host], entering=entering)
 
 
-def compile_bounded(path: str, options: Options) -> GeneratedFiles:
+def compile_bounded(path: str, options: Options, diagnostics: Diagnostics | None = None) -> GeneratedFiles:
     """`compile_source` within `--timeout` seconds and `--isl-max-operations` per step.
 
     A compilation that runs past either bound is tried again, with a warning each
@@ -84,6 +85,7 @@ def compile_bounded(path: str, options: Options) -> GeneratedFiles:
     the host as its original C code; then with every SCoP left there. Each result
     is correct; only the last failure (in extract, which every try needs) is an error.
     """
+    diagnostics = Diagnostics() if diagnostics is None else diagnostics
     def attempt(opts: Options, on_host: OnHost = OnHost()) -> GeneratedFiles:
         return run_with_deadline(lambda progress: compile_source(path, opts, progress, on_host), options.timeout)
 
@@ -106,7 +108,7 @@ def compile_bounded(path: str, options: Options) -> GeneratedFiles:
         if chosen is None:
             continue
         opts, on_host, description = chosen
-        _warn(path, failed, f"compiling again with {description}")
+        _warn(diagnostics, path, failed, f"compiling again with {description}")
         tried.append(description)
         try:
             return attempt(opts, on_host)
@@ -115,13 +117,10 @@ def compile_bounded(path: str, options: Options) -> GeneratedFiles:
     raise _too_long(path, failed, tried)
 
 
-def _warn(path: str, failed: StepTooLong, doing: str) -> None:
-    print(f"{_where(path, failed.step)}: warning: {failed.step.name} {failed.what}; {doing} "
-          "(--timeout and --isl-max-operations set the bounds)", file=sys.stderr)
-
-
-def _where(path: str, step: Step) -> str:
-    return f"{path}:{step.line}:1" if step.line is not None else path
+def _warn(diagnostics: Diagnostics, path: str, failed: StepTooLong, doing: str) -> None:
+    line = failed.step.line
+    diagnostics.warn(f"{failed.step.name} {failed.what}; {doing} (--timeout and --isl-max-operations set the "
+                     "bounds)", path, line, 1 if line is not None else None)
 
 
 def _too_long(path: str, exc: StepTooLong, tried: list[str]) -> CompileError:
