@@ -7,7 +7,7 @@ import sys
 import traceback
 
 from .diagnostics import CompileError
-from .driver import compile_bounded, write_outputs
+from .driver import STAGE_NAMES, compile_bounded, write_outputs
 from .options import Options
 
 
@@ -77,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--isl-schedule-algorithm", choices=["isl", "feautrier"], default="isl")
     for dump in ("scop", "schedule", "final-schedule", "sizes"):
         p.add_argument(f"--dump-{dump}", action="store_true", help=f"print the {dump.replace('-', ' ')}")
+    p.add_argument("--dump-after", action="append", default=[], choices=STAGE_NAMES, metavar="STAGE",
+                   help=f"print what a stage made, as text ({', '.join(STAGE_NAMES)}); repeatable")
     p.add_argument("-v", "--verbose", "--report", dest="verbose", action="store_true",
                    help="report stage times and what was mapped where")
     return p
@@ -101,6 +103,7 @@ def options_from(args: argparse.Namespace) -> Options:
         unroll_copy_shared=args.unroll_copy_shared, unroll_gpu_tile=args.unroll_gpu_tile,
         dumps=frozenset(d for d in ("scop", "schedule", "final-schedule", "sizes")
                         if getattr(args, "dump_" + d.replace("-", "_"))),
+        dump_after=tuple(args.dump_after),
         verbose=args.verbose)
 
 

@@ -32,4 +32,5 @@ class Options:
     unroll_copy_shared: bool = False          # unroll the loops that copy to/from shared memory
     unroll_gpu_tile: bool = False             # unroll the point loops of every kernel
     dumps: frozenset[str] = field(default_factory=frozenset)  # scop, schedule, sizes, ...
+    dump_after: tuple[str, ...] = ()          # --dump-after=STAGE: print what that stage made
     verbose: bool = False
