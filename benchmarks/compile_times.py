@@ -1,7 +1,8 @@
 """Compile time of ppcg-py on the project's PolyBench kernels, next to PPCG's.
 
-PPCG's times (shared/PPCG.md) were measured with default options and the default
-dataset macros (LARGE) on this kind of machine; the goal is half of them.
+PPCG's times (PPCG 0.09.x built from source) were measured with default options
+and the default dataset macros (LARGE) on this kind of 2-core machine; the goal is
+half of them.
 Usage: python benchmarks/compile_times.py [--repeat 3] [--out docs/results/compile-times.md] [kernels...]
 """
 from __future__ import annotations

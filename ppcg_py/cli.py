@@ -26,6 +26,14 @@ def _tile_sizes(text: str) -> tuple[int, ...]:
     return values
 
 
+def _stage_name(text: str) -> str:
+    """A stage of the pipeline (the driver, with every stage, loads only when one is named)."""
+    from .driver import STAGE_NAMES
+    if text not in STAGE_NAMES:
+        raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(STAGE_NAMES)})")
+    return text
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -76,6 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--isl-schedule-algorithm", choices=["isl", "feautrier"], default="isl")
     for dump in ("scop", "schedule", "final-schedule", "sizes"):
         p.add_argument(f"--dump-{dump}", action="store_true", help=f"print the {dump.replace('-', ' ')}")
+    p.add_argument("--dump-after", action="append", default=[], type=_stage_name, metavar="STAGE",
+                   help="print what a stage made, as text (extract, schedule, memory, codegen); repeatable")
     p.add_argument("-v", "--verbose", "--report", dest="verbose", action="store_true",
                    help="report stage times and what was mapped where")
     return p
@@ -100,6 +110,7 @@ def options_from(args: argparse.Namespace) -> Options:
         unroll_copy_shared=args.unroll_copy_shared, unroll_gpu_tile=args.unroll_gpu_tile,
         dumps=frozenset(d for d in ("scop", "schedule", "final-schedule", "sizes")
                         if getattr(args, "dump_" + d.replace("-", "_"))),
+        dump_after=tuple(args.dump_after),
         verbose=args.verbose)
 
 

@@ -1,5 +1,15 @@
-"""Located compiler errors: every rejection is one line `file:line:col: error: reason`."""
+"""Located diagnostics: every rejection is one line `file:line:col: error: reason`,
+every warning one line `file:line:col: warning: what was done instead`."""
 from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+
+
+def _located(kind: str, message: str, file: str | None, line: int | None, col: int | None) -> str:
+    where = [p for p in (file, line, col) if p is not None]
+    prefix = ":".join(str(p) for p in where)
+    return f"{prefix}: {kind}: {message}" if prefix else f"{kind}: {message}"
 
 
 class CompileError(Exception):
@@ -17,9 +27,7 @@ class CompileError(Exception):
         return (type(self), (self.message, self.file, self.line, self.col))
 
     def render(self) -> str:
-        where = [p for p in (self.file, self.line, self.col) if p is not None]
-        prefix = ":".join(str(p) for p in where)
-        return f"{prefix}: error: {self.message}" if prefix else f"error: {self.message}"
+        return _located("error", self.message, self.file, self.line, self.col)
 
     @classmethod
     def at(cls, coord, message: str) -> "CompileError":
@@ -27,3 +35,24 @@ class CompileError(Exception):
         if coord is None:
             return cls(message)
         return cls(message, coord.file, coord.line, coord.column or 1)
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """The warnings of a compilation, in the order they were reported.
+
+    Each is written to stderr as it is reported, not at the end: a compilation
+    runs in a child process that a timeout kills (watchdog.py), and the warnings
+    it reported before must still reach the user, in order. stderr is looked up
+    at each warning, since that child redirects it to its parent.
+    """
+
+    echo: bool = True
+    warnings: list[str] = field(default_factory=list)
+
+    def warn(self, message: str, file: str | None = None, line: int | None = None,
+             col: int | None = None) -> None:
+        text = _located("warning", message, file, line, col)
+        self.warnings.append(text)
+        if self.echo:
+            print(text, file=sys.stderr)

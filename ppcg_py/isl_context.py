@@ -1,7 +1,8 @@
 """One isl context per compilation, with the options PPCG sets for GPU targets.
 
-Callbacks into isl must never raise (an exception inside one corrupts the heap,
-shared/ISLPY.md): `guarded` wraps them, remembers the first exception and
+Callbacks into isl must never raise (an exception raised inside a callback that
+receives an object isl keeps corrupts the heap: a double free or a segfault, with
+islpy 2026.2): `guarded` wraps them, remembers the first exception and
 `reraise` raises it after the isl call returns.
 """
 from __future__ import annotations
@@ -74,22 +75,3 @@ def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
 def constant_on(space: isl.Space, value: int) -> isl.PwAff:
     """The constant `value` on the universe of a (parameter or set) space."""
     return isl.PwAff.val_on_domain(isl.Set.universe(space), isl.Val(value, space.get_ctx()))
-
-
-def within_operations(ctx: isl.Context, limit: int, compute: Callable[[], Any]) -> Any:
-    """`compute()`, or None when isl needs more than `limit` operations for it.
-
-    For optional refinements (a better box, a simpler guard) whose exact answer
-    can take isl minutes on sets with many existentials: giving up costs only
-    quality, never correctness.
-    """
-    previous = ctx.get_max_operations()     # a whole step's bound (--isl-max-operations)
-    ctx.reset_operations()
-    ctx.set_max_operations(limit)
-    try:
-        return compute()
-    except isl.Error:
-        return None
-    finally:
-        ctx.set_max_operations(previous)
-        ctx.reset_operations()

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .isl_budget import LIMITS
+
 
 @dataclass(frozen=True)
 class Options:
@@ -17,10 +19,8 @@ class Options:
     reschedule: bool = True
     schedule_timeout: float = 30.0            # seconds for isl's scheduler, per SCoP
     timeout: float = 300.0                    # seconds for a whole compilation (0: no bound)
-    isl_max_operations: int = 0               # isl operations per step (0: no bound)
-    # isl's dataflow analysis needs < 1M operations (about a second) on every PolyBench
-    # kernel; fuzzed nests with modulo guards have needed > 10M (minutes)
-    dataflow_max_operations: int = 3_000_000  # then memory-based dependences
+    isl_max_operations: int = LIMITS.step     # isl operations per step (0: no bound)
+    dataflow_max_operations: int = LIMITS.dataflow  # then memory-based dependences
     serialize_sccs: bool = False
     whole_component: bool = False
     outer_coincidence: bool = True
@@ -32,4 +32,5 @@ class Options:
     unroll_copy_shared: bool = False          # unroll the loops that copy to/from shared memory
     unroll_gpu_tile: bool = False             # unroll the point loops of every kernel
     dumps: frozenset[str] = field(default_factory=frozenset)  # scop, schedule, sizes, ...
+    dump_after: tuple[str, ...] = ()          # --dump-after=STAGE: print what that stage made
     verbose: bool = False

@@ -24,8 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
-import islpy as isl
-
 T = TypeVar("T")
 Progress = Callable[["Step"], None]
 
@@ -56,10 +54,6 @@ class ChildDied(Exception):
         how = f"killed by signal {-exitcode}" if exitcode is not None and exitcode < 0 else f"exit status {exitcode}"
         super().__init__(f"the compiling process died in {step.name} ({how})")
         self.step, self.exitcode = step, exitcode
-
-
-def is_operation_limit(exc: BaseException) -> bool:
-    return isinstance(exc, isl.Error) and "maximal number of operations exceeded" in str(exc)
 
 
 WALL_FACTOR = 4          # wall-clock bound, in multiples of the CPU deadline

@@ -145,3 +145,14 @@ def test_missing_output_dir(tmp_path, capsys):
     code = main([str(src), "--output-dir", str(tmp_path / "missing")])
     err = capsys.readouterr().err
     assert code != 0 and "output directory" in err and len(err.strip().splitlines()) == 1
+
+
+def test_warnings_are_one_located_line_each_in_the_order_reported(capsys):
+    from ppcg_py.diagnostics import Diagnostics
+    diagnostics = Diagnostics()
+    diagnostics.warn("first", "a.c", 3, 1)
+    diagnostics.warn("second", "a.c")
+    diagnostics.warn("third")
+    expected = ["a.c:3:1: warning: first", "a.c: warning: second", "warning: third"]
+    assert diagnostics.warnings == expected
+    assert capsys.readouterr().err.splitlines() == expected

@@ -13,17 +13,14 @@ from __future__ import annotations
 import islpy as isl
 
 from ..extract.model import Scop
-from ..isl_context import CallbackGuard, maps_of, sets_of, within_operations
+from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
+from ..isl_context import CallbackGuard, maps_of, sets_of
 from ..isl_workarounds import dims_as_params, domain_at_params, same_parameter_order
 from ..memory.groups import ArrayGroup, KernelMemory
 from ..schedule import Kernel
-from ..watchdog import is_operation_limit
 from .expr import c_expr
 from .printer import AstPrinter
 from .statements import linearized, print_statement
-
-
-_AST_OPERATIONS = 4_000_000   # a kernel AST under the exact context: about 30 s at most
 
 
 class KernelBody:
@@ -176,19 +173,32 @@ class KernelBody:
         bounded in isl operations, and then the AST is asked again with the
         context's existentials dropped, then without unrolling. Both are still
         exact: the code enumerates the schedule's domain for all parameters in a
-        weaker context too; it only tests more, or keeps its loops.
+        weaker context too; it only tests more, or keeps its loops. Where the
+        context has no existentials to drop, the retry under it would be the
+        first try again: only the one without unrolling is left (or, without
+        unrolling, the first try without a bound).
         """
         context = self._context_at(first_iterator)
         # isl's AST build mixes up parameters whose order differs between the context
         # and the schedule (a guard named b0 where the set says t0): one order for both
         schedule, context = same_parameter_order(schedule, context)
         schedule = _simplified(schedule)
-        first = within_operations(self.ctx, _AST_OPERATIONS,
-                                  lambda: self._ast_in(context, schedule, first_iterator, at_domain, unroll, atomic))
-        if first is not None:
-            return first
+        try:
+            return bounded(self.ctx, LIMITS.kernel_ast,
+                           lambda: self._ast_in(context, schedule, first_iterator, at_domain, unroll, atomic))
+        except OutOfOperations:
+            pass
+        except isl.Error as exc:
+            if is_operation_limit(exc):     # the step's bound (--isl-max-operations), not this one
+                raise
+            # any other failure of the first try falls back too, on purpose: isl's AST
+            # generator fails its internal check "basic sets in scc are assumed to be
+            # disjoint" under some contexts with existentials (regression
+            # tests/regressions/isl_ast_disjoint_assertion: an unrolled private copy)
         weaker = context.remove_divs()
-        tries = [(weaker, unroll)] + ([(weaker, 0)] if unroll else [])
+        same = weaker.is_equal(context)
+        tries = [] if same and unroll else [(weaker, unroll)]
+        tries += [(weaker, 0)] if unroll else []
         for k, (known, unrolled) in enumerate(tries):
             try:
                 return self._ast_in(known, schedule, first_iterator, at_domain, unrolled, atomic)

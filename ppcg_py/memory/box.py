@@ -1,6 +1,6 @@
 """The smallest box of constant size that covers a set of array elements.
 
-islpy's FixedBox has no accessors (shared/ISLPY.md), so the box is computed
+islpy's FixedBox has no accessors (islpy does not wrap isl's fixed_box.h), so the box is computed
 here as the seed paper describes: per dimension, every lower bound found in the
 constraints (and the minimum, when it is one affine piece) is a candidate; the
 candidate whose extent (max of index - bound, + 1, over all parameter values)
@@ -14,9 +14,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import within_operations
-
-_MIN_OPERATIONS = 100_000
+from ..isl_budget import LIMITS, within_operations
 
 
 @dataclass(frozen=True)
@@ -95,7 +93,7 @@ def _candidates(column: isl.Set) -> list[isl.Aff]:
             found.append(constraint.get_bound(isl.dim_type.set, 0).ceil())
     # the exact minimum is a parametric ILP: cheap on tiles, minutes on sets with
     # many existentials (modulo guards under a wrapped grid); then go without it
-    minimum = within_operations(column.get_ctx(), _MIN_OPERATIONS, lambda: column.dim_min(0))
+    minimum = within_operations(column.get_ctx(), LIMITS.column_minimum, lambda: column.dim_min(0))
     if minimum is not None and minimum.n_piece() == 1:
         pieces = minimum.get_pieces()
         aff = pieces[0][1].floor()     # integral, as isl's optimisers need; still a lower bound

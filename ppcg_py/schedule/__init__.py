@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass
 
 import islpy as isl
 
+from ..diagnostics import Diagnostics
 from ..extract.model import Scop
 from ..names import Names
 from ..options import Options
@@ -31,26 +31,25 @@ class ScheduledScop:
     names: Names
 
 
-def compute_schedule(scop: Scop, deps: Dependences, options: Options) -> isl.Schedule:
+def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics) -> isl.Schedule:
     """isl's schedule; the original loop order when asked, or when isl takes too long."""
     if not options.reschedule or not deps.value_based:   # a SCoP too costly for isl's dataflow
         return mark_coincident(scop.schedule, deps.all)      # is too costly for its scheduler
     constraints = (isl.ScheduleConstraints.on_domain(scop.domain)
                    .set_context(scop.context)
                    .set_validity(deps.all).set_proximity(deps.all).set_coincidence(deps.all))
-    where = f"{scop.file}:{scop.start_line}:1: warning"
     try:
         schedule = compute_with_timeout(constraints, options.schedule_timeout)
     except isl.Error as exc:
         # e.g. "unable to carry dependences": the original order is always valid
-        print(f"{where}: isl's scheduler failed on the SCoP of '{scop.function}' ({_first_line(exc)}); "
-              "keeping the original loop order (its parallel loops still run on the GPU)", file=sys.stderr)
+        diagnostics.warn(f"isl's scheduler failed on the SCoP of '{scop.function}' ({_first_line(exc)}); "
+                         "keeping the original loop order (its parallel loops still run on the GPU)",
+                         scop.file, scop.start_line, 1)
         return mark_coincident(scop.schedule, deps.all)
     if schedule is None:
-        print(f"{where}: isl's scheduler did not finish within "
-              f"{options.schedule_timeout:g} s for the SCoP of '{scop.function}'; keeping the original "
-              "loop order (its parallel loops still run on the GPU); --schedule-timeout sets the bound",
-              file=sys.stderr)
+        diagnostics.warn(f"isl's scheduler did not finish within {options.schedule_timeout:g} s for the SCoP "
+                         f"of '{scop.function}'; keeping the original loop order (its parallel loops still "
+                         "run on the GPU); --schedule-timeout sets the bound", scop.file, scop.start_line, 1)
         return mark_coincident(scop.schedule, deps.all)
     return schedule
 
@@ -60,9 +59,11 @@ def _first_line(exc: Exception) -> str:
     return re.sub(r"^call to \w+ failed: | in /\S+:\d+$", "", text)
 
 
-def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0) -> ScheduledScop:
-    deps = compute_dependences(scop, options.dataflow_max_operations)
-    schedule = compute_schedule(scop, deps, options)
+def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
+                  diagnostics: Diagnostics | None = None) -> ScheduledScop:
+    diagnostics = Diagnostics() if diagnostics is None else diagnostics
+    deps = compute_dependences(scop, options.dataflow_max_operations, diagnostics)
+    schedule = compute_schedule(scop, deps, options, diagnostics)
     sizes = parse_sizes(options.sizes, scop.ctx) if options.sizes else None
     names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
     mapper = KernelMapper(options, sizes, names, first_kernel)

@@ -1,13 +1,13 @@
 """Dependences of a SCoP, computed by isl's dataflow analysis as PPCG does."""
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 
 import islpy as isl
 
+from ..diagnostics import Diagnostics
 from ..extract.model import Scop
-from ..isl_context import within_operations
+from ..isl_budget import within_operations
 
 
 @dataclass(frozen=True)
@@ -22,16 +22,16 @@ class Dependences:
         return self.flow.union(self.false)
 
 
-def compute_dependences(scop: Scop, max_operations: int) -> Dependences:
+def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostics) -> Dependences:
     """Value-based dependences (isl's dataflow analysis), or, when that would take
     too long, memory-based ones: more of them, so less parallelism, never wrong."""
     exact = within_operations(scop.ctx, max_operations, lambda: _value_based(scop))
     if exact is not None:
         return exact
-    print(f"{scop.file}:{scop.start_line}:1: warning: isl's dataflow analysis of the SCoP of "
-          f"'{scop.function}' needs more than {max_operations} operations (--dataflow-max-operations); "
-          "using memory-based "
-          "dependences and the original loop order (correct, possibly less parallel)", file=sys.stderr)
+    diagnostics.warn(f"isl's dataflow analysis of the SCoP of '{scop.function}' needs more than "
+                     f"{max_operations} operations (--dataflow-max-operations); using memory-based "
+                     "dependences and the original loop order (correct, possibly less parallel)",
+                     scop.file, scop.start_line, 1)
     return _memory_based(scop)
 
 

@@ -35,7 +35,7 @@ __all__ = [
     "ptxas_path",
 ]
 
-#: The clang known to work with CUDA 13's headers (see shared/TOOLCHAIN.md).
+#: The clang known to work with CUDA 13's headers (Debian's clang-22; older ones need more stubs).
 CLANG_NAMES = ("clang++-22",)
 # Warnings clang gives on every generated file that say nothing about its correctness.
 _QUIET = ("-Wno-unknown-cuda-version", "-Wno-parentheses-equality")

@@ -3,7 +3,7 @@
 With that macro `_PB_N` expands to the constant `N` instead of the parameter
 `n`, so the SCoP has no parameters and the scheduler sees different
 constraints.  heat-3d is left out: with constant bounds isl's scheduler takes
-minutes on it (PPCG: 175 s, see shared/PPCG.md).
+minutes on it (PPCG: 175 s).
 """
 
 from __future__ import annotations

@@ -1,0 +1,233 @@
+"""The stages of a compilation (listed in driver.STAGES): each takes what the
+stages before it learnt (`Compilation`) and adds its part; each has a `dump` that
+renders its result as text (--dump-after=STAGE)."""
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+
+import islpy as isl
+
+from .codegen import GeneratedFiles, generate
+from .codegen.expr import param_expr
+from .diagnostics import Diagnostics
+from .extract import Program, extract_program
+from .extract.model import Scop
+from .isl_budget import OutOfOperations, operations_bound
+from .memory import MemoryPlan, plan_memory
+from .options import Options
+from .schedule import ScheduledScop, schedule_scop
+from .schedule.sizes import format_sizes
+from .watchdog import Progress, Step, StepTooLong
+
+
+@dataclass(frozen=True)
+class OnHost:
+    """SCoPs that keep their original C code and run on the host: the last resort
+    when compiling them does not finish within the bounds."""
+
+    lines: frozenset[int] = frozenset()     # the SCoPs that start on these lines
+    every: bool = False
+
+    def __contains__(self, scop: Scop) -> bool:
+        return self.every or scop.start_line in self.lines
+
+
+@dataclass(frozen=True)
+class Compilation:
+    """What the stages have learnt of one input so far."""
+
+    path: str
+    program: Program | None = None                                  # extract
+    scheduled: tuple[ScheduledScop, ...] = ()                       # schedule
+    plans: tuple[tuple[ScheduledScop, MemoryPlan], ...] = ()       # memory
+    files: GeneratedFiles | None = None                             # codegen
+
+
+@dataclass(frozen=True)
+class StageRun:
+    """What a stage runs with: the settings, the isl context, where warnings go, and
+    its steps, named after the stage (`schedule`, or `schedule (matmul)` per SCoP):
+    reported to the watchdog (which names the step that ran past a timeout), timed
+    for -v, and bounded by --isl-max-operations each."""
+
+    options: Options
+    ctx: isl.Context
+    diagnostics: Diagnostics
+    on_host: OnHost = OnHost()
+    progress: Progress | None = None
+    stage: str = ""
+
+    def of(self, stage: str) -> StageRun:
+        return replace(self, stage=stage)
+
+    def step_of(self, scop: Scop | None = None) -> Step:
+        return Step(self.stage) if scop is None else Step(f"{self.stage} ({scop.function})", scop.start_line)
+
+    def entering(self, scop: Scop) -> None:
+        """Report (only) a step for one SCoP, inside a step of the whole stage."""
+        if self.progress is not None:
+            self.progress(self.step_of(scop))
+
+    @contextmanager
+    def step(self, scop: Scop | None = None) -> Iterator[None]:
+        step = self.step_of(scop)
+        if self.progress is not None:
+            self.progress(step)
+        start = time.perf_counter()
+        try:
+            with operations_bound(self.ctx, self.options.isl_max_operations):
+                yield
+        except OutOfOperations:
+            raise StepTooLong(step, f"exceeded isl's operation limit "
+                                    f"({self.options.isl_max_operations})") from None
+        if self.options.verbose:
+            print(f"ppcg-py: {step.name}: {1000 * (time.perf_counter() - start):.1f} ms", file=sys.stderr)
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A named stage: `run` adds its part to the compilation, `dump` renders it."""
+
+    name: str
+    run: Callable[[Compilation, StageRun], Compilation]
+    dump: Callable[[Compilation], str]
+
+
+# -- extract ------------------------------------------------------------------
+def extract(c: Compilation, run: StageRun) -> Compilation:
+    options = run.options
+    with run.step():
+        program = extract_program(c.path, run.ctx, include_dirs=options.include_dirs, defines=options.defines,
+                                  context=options.context, assume_nonneg=options.assume_nonneg)
+    if not program.scops:
+        run.diagnostics.warn("no #pragma scop region found; the host file is a copy of the input", c.path)
+    return replace(c, program=program)
+
+
+def dump_extract(c: Compilation) -> str:
+    return "\n".join(describe_scop(scop) for scop in c.program.scops) or f"# no SCoP in {c.path}"
+
+
+def describe_scop(scop: Scop) -> str:
+    """A SCoP's parameters, context, arrays, statements and accesses (--dump-scop)."""
+    lines = [f"# SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line})",
+             f"parameters: {', '.join(scop.parameters) or '-'}", f"context: {scop.context}"]
+    for arr in scop.arrays:
+        lines.append(f"array {arr.element_type} {arr.name}" + "".join(f"[{e}]" for e in arr.extents))
+    for stmt in scop.statements:
+        lines.append(f"{stmt.name} (line {stmt.line}): {stmt.domain}")
+        for acc in stmt.accesses:
+            kind = "read+write" if acc.is_read and acc.is_write else ("write" if acc.is_write else "read")
+            lines.append(f"  {kind}: {acc.index}")
+    return "\n".join(lines)
+
+
+# -- schedule -----------------------------------------------------------------
+def schedule(c: Compilation, run: StageRun) -> Compilation:
+    """Each SCoP not left on the host; PPCG's --dump-scop, --dump-schedule and
+    --dump-final-schedule per SCoP as it is scheduled, then --dump-sizes."""
+    scheduled: list[ScheduledScop] = []
+    for scop in (s for s in c.program.scops if s not in run.on_host):
+        _legacy_dump(run.options, "scop", lambda: describe_scop(scop))
+        with run.step(scop):
+            result = schedule_scop(scop, run.options, first_kernel=sum(len(s.kernels) for s in scheduled),
+                                   diagnostics=run.diagnostics)
+        _legacy_dump(run.options, "schedule", lambda: str(result.schedule.get_root()))
+        _legacy_dump(run.options, "final-schedule", lambda: str(result.final_schedule.get_root()))
+        scheduled.append(result)
+    _legacy_dump(run.options, "sizes",
+                 lambda: format_sizes([(k.index, k.sizes) for s in scheduled for k in s.kernels]))
+    return replace(c, scheduled=tuple(scheduled))
+
+
+def dump_schedule(c: Compilation) -> str:
+    return "\n".join(f"# final schedule of {s.scop.function} (lines {s.scop.start_line}-{s.scop.end_line})\n"
+                     f"{s.final_schedule.get_root()}" for s in c.scheduled) or "# no SCoP scheduled"
+
+
+# -- memory -------------------------------------------------------------------
+def memory(c: Compilation, run: StageRun) -> Compilation:
+    plans = []
+    for s in c.scheduled:
+        with run.step(s.scop):
+            plans.append((s, plan_memory(s, run.options)))
+    if run.options.verbose:
+        _report(plans)
+    return replace(c, plans=tuple(plans))
+
+
+def dump_memory(c: Compilation) -> str:
+    """Per device array, what crosses each way; per kernel, where each reference group lives."""
+    lines: list[str] = []
+    for scheduled, plan in c.plans:
+        lines.append(f"# memory of {scheduled.scop.function} (lines {scheduled.scop.start_line}-"
+                     f"{scheduled.scop.end_line})")
+        context = scheduled.scop.context
+        for dev in plan.arrays:
+            lines.append(f"array {dev.array.name}: copy in {_crossing(dev.copy_in, dev.in_box, context)}, "
+                         f"copy out {_crossing(dev.copy_out, dev.out_box, context)}")
+        for kernel in scheduled.kernels:
+            kmem = plan.kernel(kernel.name)
+            lines.append(f"{kernel.name}: shared memory {kmem.shared_bytes} bytes")
+            lines += [f"  group {g.array}: {_placement(g)} ({g.reason})" for g in kmem.groups]
+    return "\n".join(lines) or "# no SCoP planned"
+
+
+def _crossing(crosses: bool, box, context: isl.Set) -> str:
+    """`no`, or `yes` and the box's outer dimensions as C ranges (inner ones cross whole)."""
+    if not crosses:
+        return "no"
+    return "yes " + ("".join(f"[{param_expr(low, context)} .. {param_expr(high, context)}]" for low, high in box)
+                     if box else "(whole)")
+
+
+def _placement(group) -> str:
+    if group.placement == "global":
+        return "global"
+    return f"{group.placement} {group.name}{''.join(f'[{e}]' for e in group.shape)} at depth {group.level}"
+
+
+def _report(plans) -> None:
+    """What was mapped where (-v): per kernel, its mapping and each reference group's memory."""
+    for scheduled, plan in plans:
+        for kernel in scheduled.kernels:
+            kmem, ks = plan.kernel(kernel.name), kernel.sizes
+            mapping = (f"tile {list(ks.tile)}, blocks {list(kernel.block_ids)} grid {list(ks.grid)}, "
+                       f"threads {list(kernel.thread_ids)} block {list(ks.block)}") if ks.tile else "single thread"
+            print(f"ppcg-py: {kernel.name} ({scheduled.scop.function}): {mapping}; "
+                  f"shared memory {kmem.shared_bytes} bytes", file=sys.stderr)
+            for g in kmem.groups:
+                print(f"ppcg-py:   {kernel.name} group {g.array}: {_placement(g)} ({g.reason})", file=sys.stderr)
+        for dev in plan.arrays:
+            print(f"ppcg-py:   {dev.array.name}: copy in {'yes' if dev.copy_in else 'no'}, "
+                  f"copy out {'yes' if dev.copy_out else 'no'}", file=sys.stderr)
+
+
+# -- codegen ------------------------------------------------------------------
+def codegen(c: Compilation, run: StageRun) -> Compilation:
+    """The files; a step per SCoP is reported as it is entered, so that a timeout
+    names its SCoP (and only that one is left on the host)."""
+    with run.step():
+        files = generate(c.path, _read(c.path), list(c.plans), run.options, host_in_c=c.program.vla_parameters,
+                         on_host=[scop.start_line for scop in c.program.scops if scop in run.on_host],
+                         entering=run.entering)
+    return replace(c, files=files)
+
+
+def dump_codegen(c: Compilation) -> str:
+    return "\n".join(f"# file {name}\n{text}" for name, text in c.files.items())
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+        return handle.read()
+
+
+def _legacy_dump(options: Options, what: str, text: Callable[[], str]) -> None:
+    """PPCG's --dump-WHAT: printed where PPCG prints it, per SCoP as it is scheduled."""
+    if what in options.dumps:
+        print(text())
