@@ -72,6 +72,16 @@ def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
     return result
 
 
+def schedule_values(schedule: isl.UnionMap, dims: int) -> isl.Set:
+    """The values a schedule (into one unnamed space of `dims` dimensions) gives its
+    instances, as one set: empty when it has none (isl cannot make a set of an empty
+    union, which has no space)."""
+    values = isl.Set.empty(isl.Space.set_alloc(schedule.get_ctx(), 0, dims).align_params(schedule.get_space()))
+    for part in sets_of(schedule.range()):
+        values = values.union(part.align_params(values.get_space()))
+    return values.coalesce()
+
+
 def constant_on(space: isl.Space, value: int) -> isl.PwAff:
     """The constant `value` on the universe of a (parameter or set) space."""
     return isl.PwAff.val_on_domain(isl.Set.universe(space), isl.Val(value, space.get_ctx()))

@@ -51,3 +51,14 @@ def test_host_schedule_gives_the_launches_of_every_block(name):
             hosts = hosts.project_out(isl.dim_type.param, position, 1)
         hosts = hosts.align_params(launches.get_space())
         assert launches.align_params(hosts.get_space()).is_equal(hosts), kernel.name
+
+
+def test_schedule_values_of_no_instance_is_an_empty_set():
+    """A kernel can have no instance for any parameter value (fuzz ci:32): its tiles
+    are an empty set, where isl cannot make a set of the empty union."""
+    from ppcg_py.isl_context import schedule_values
+    none = isl.UnionMap("[n] -> { S[i] -> [i, 0] : 0 <= i < n and i < 0 }")
+    values = schedule_values(none, 2)
+    assert values.is_empty() and values.dim(isl.dim_type.set) == 2
+    some = isl.UnionMap("[n] -> { S[i] -> [i, 0] : 0 <= i < n; T[i] -> [i, 1] : 0 <= i < n }")
+    assert schedule_values(some, 2).is_equal(isl.Set("[n] -> { [i, j] : 0 <= i < n and 0 <= j <= 1 }"))

@@ -14,7 +14,7 @@ import islpy as isl
 
 from ..extract.model import Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
-from ..isl_context import CallbackGuard, maps_of, sets_of
+from ..isl_context import CallbackGuard, maps_of, schedule_values, sets_of
 from ..isl_workarounds import dims_as_params, domain_at_params, same_parameter_order
 from ..memory.groups import ArrayGroup, KernelMemory
 from ..schedule import Kernel
@@ -248,7 +248,7 @@ class KernelBody:
 
     def _launches(self) -> isl.Set:
         """The host values at which the kernel is launched, as parameters c0, c1, ..."""
-        values = isl.Set.from_union_set(self.kernel.host_schedule.range()).coalesce()
+        values = schedule_values(self.kernel.host_schedule, self.kernel.host_depth)
         return _as_params(values, self.kernel.host_depth, self.prefix).params()
 
     def _id_context(self) -> isl.Set:

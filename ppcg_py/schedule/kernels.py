@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from ..isl_context import schedule_values
 from ..names import Names
 from ..options import Options
 from .sizes import KernelSizes, kernel_sizes
@@ -126,7 +127,8 @@ class KernelMapper:
             tiles = tiles.set_val(k, isl.Val(size, ctx))
         node = node.band_tile(tiles)                       # tile band, child: point band
         tile_schedule = node.band_get_partial_schedule()
-        every_tile = _range(node.child(0).get_prefix_schedule_union_map().intersect_domain(domain))
+        every_tile = schedule_values(node.child(0).get_prefix_schedule_union_map().intersect_domain(domain),
+                                     host_depth + node.band_n_member())
         residues = _residues(every_tile.get_space(), host_depth, sizes.grid, block_ids)
         block_tiles = every_tile.align_params(residues.get_space()).intersect(
             residues.align_params(every_tile.get_space()))
@@ -203,12 +205,6 @@ def _modulo_filter(mupa: isl.MultiUnionPwAff, sizes: tuple[int, ...],
         residue = isl.Set.read_from_str(ctx, f"[{name}] -> {{ [x] : (x - {name}) mod {size} = 0 }}")
         result = result.intersect(part.intersect_range(isl.UnionSet.from_set(residue)).domain())
     return result
-
-
-def _range(schedule: isl.UnionMap) -> isl.Set:
-    """The schedule values of all instances, as one set (all share one space)."""
-    values = isl.Set.from_union_set(schedule.range())
-    return values.coalesce()
 
 
 def _residues(space: isl.Space, first: int, sizes: tuple[int, ...], ids: tuple[str, ...]) -> isl.Set:
