@@ -122,7 +122,7 @@ def describe_scop(scop: Scop) -> str:
         lines.append(f"{stmt.name} (line {stmt.line}): {stmt.domain}")
         for acc in stmt.accesses:
             kind = "read+write" if acc.is_read and acc.is_write else ("write" if acc.is_write else "read")
-            lines.append(f"  {kind}: {acc.index}")
+            lines.append(f"  {kind}: {acc.tagged_index()}")
     return "\n".join(lines)
 
 

@@ -25,9 +25,9 @@ def test_extract_shows_the_statements_and_their_accesses(tmp_path, capsys):
     assert out.startswith("# SCoP of matmul (lines 26-38)\n")
     assert "S_1 (line 31): [ni, nj, nk] -> { S_1[i, j, k] : 0 <= i < ni and 0 <= j < nj and 0 <= k < nk }" in out
     # C[i][j] += ...: one reference, read and written
-    assert "  read+write: [ni, nj, nk] -> { S_1[i, j, k] -> C[i, j] : 0 <= i < ni and 0 <= j < nj and 0 <= k < nk }" \
+    assert "  read+write: [ni, nj, nk] -> { [S_1[i, j, k] -> ref_1[]] -> C[i, j] : 0 <= i < ni and 0 <= j < nj and 0 <= k < nk }" \
         in out
-    assert "  read: [ni, nj, nk] -> { S_1[i, j, k] -> B[k, j] : 0 <= i < ni and 0 <= j < nj and 0 <= k < nk }" in out
+    assert "  read: [ni, nj, nk] -> { [S_1[i, j, k] -> ref_3[]] -> B[k, j] : 0 <= i < ni and 0 <= j < nj and 0 <= k < nk }" in out
 
 
 def test_schedule_shows_the_final_tree_with_its_kernels_marked(tmp_path, capsys):
