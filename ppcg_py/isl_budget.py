@@ -14,6 +14,7 @@ reads the count with a binary search of probes that cost one operation each
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -76,6 +77,12 @@ class OutOfOperations(Exception):
 def is_operation_limit(exc: BaseException) -> bool:
     """Whether an isl error is isl's "maximal number of operations exceeded"."""
     return isinstance(exc, isl.Error) and "maximal number of operations exceeded" in str(exc)
+
+
+def isl_failure(exc: Exception) -> str:
+    """What an isl error says, for a warning: its first line without isl's call and source position."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return re.sub(r"^call to \w+ failed: | in /\S+:\d+$", "", text)
 
 
 @contextmanager

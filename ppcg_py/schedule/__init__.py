@@ -1,13 +1,13 @@
 """schedule: dependences, isl's scheduler, and the split into host code and kernels."""
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import islpy as isl
 
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
+from ..isl_budget import isl_failure
 from ..names import Names
 from ..options import Options
 from .dependences import Dependences, compute_dependences
@@ -42,7 +42,7 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
         schedule = compute_with_timeout(constraints, options.schedule_timeout)
     except isl.Error as exc:
         # e.g. "unable to carry dependences": the original order is always valid
-        diagnostics.warn(f"isl's scheduler failed on the SCoP of '{scop.function}' ({_first_line(exc)}); "
+        diagnostics.warn(f"isl's scheduler failed on the SCoP of '{scop.function}' ({isl_failure(exc)}); "
                          "keeping the original loop order (its parallel loops still run on the GPU)",
                          scop.file, scop.start_line, 1)
         return mark_coincident(scop.schedule, deps.all)
@@ -52,11 +52,6 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
                          "run on the GPU); --schedule-timeout sets the bound", scop.file, scop.start_line, 1)
         return mark_coincident(scop.schedule, deps.all)
     return schedule
-
-
-def _first_line(exc: Exception) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return re.sub(r"^call to \w+ failed: | in /\S+:\d+$", "", text)
 
 
 def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,

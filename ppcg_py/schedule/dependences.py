@@ -7,7 +7,7 @@ import islpy as isl
 
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
-from ..isl_budget import within_operations
+from ..isl_budget import is_operation_limit, isl_failure, within_operations
 
 
 @dataclass(frozen=True)
@@ -25,12 +25,19 @@ class Dependences:
 def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostics) -> Dependences:
     """Value-based dependences (isl's dataflow analysis), or, when that would take
     too long, memory-based ones: more of them, so less parallelism, never wrong."""
-    exact = within_operations(scop.ctx, max_operations, lambda: _value_based(scop))
+    try:
+        exact = within_operations(scop.ctx, max_operations, lambda: _value_based(scop))
+        failure = f"needs more than {max_operations} operations (--dataflow-max-operations)"
+    except isl.Error as exc:
+        if is_operation_limit(exc):     # the step's bound (--isl-max-operations), not this one
+            raise
+        # isl's own failures, e.g. "affine expression involves some of the domain
+        # dimensions" inside compute_flow (fuzz 9:129): the memory-based ones are exact
+        exact, failure = None, f"failed ({isl_failure(exc)})"
     if exact is not None:
         return exact
-    diagnostics.warn(f"isl's dataflow analysis of the SCoP of '{scop.function}' needs more than "
-                     f"{max_operations} operations (--dataflow-max-operations); using memory-based "
-                     "dependences and the original loop order (correct, possibly less parallel)",
+    diagnostics.warn(f"isl's dataflow analysis of the SCoP of '{scop.function}' {failure}; using "
+                     "memory-based dependences and the original loop order (correct, possibly less parallel)",
                      scop.file, scop.start_line, 1)
     return _memory_based(scop)
 
