@@ -132,6 +132,23 @@ def within_operations(ctx: isl.Context, limit: int, compute: Callable[[], T]) ->
         return None
 
 
+def refinement(ctx: isl.Context, limit: int, compute: Callable[[], T]) -> T | None:
+    """`compute()`, or None when isl runs out of `limit` operations or fails on it.
+
+    For refinements with a fallback that is always correct (a wider box, another
+    candidate bound, a located error asking for a declaration): isl's own failures
+    on hard sets (such as "affine expression involves some of the domain
+    dimensions", seen in its dataflow analysis) then cost quality, not the
+    compilation. A bound around it that runs out still ends the step.
+    """
+    try:
+        return within_operations(ctx, limit, compute)
+    except isl.Error as exc:
+        if is_operation_limit(exc):
+            raise
+        return None
+
+
 def _operations_so_far(ctx: isl.Context, limit: int) -> int:
     """isl's operation count, known to be at most `limit` (> 0), which is set again after.
 

@@ -129,3 +129,15 @@ def test_a_kernel_ast_past_its_bound_is_not_asked_again_when_the_context_has_no_
     unrolled = [(str(context), str(schedule), unroll) for context, schedule, unroll in asked if unroll]
     assert unrolled and len(set(unrolled)) == len(unrolled)
     assert "__global__" in files.kernel and "kernel0(" in files.kernel
+
+
+def test_a_refinement_gives_up_on_isl_failures_but_not_on_the_steps_bound():
+    """Boxes, candidate bounds and inferred sizes have correct fallbacks: an isl failure
+    there costs quality, never the compilation; the step's own bound still ends it."""
+    from ppcg_py.isl_budget import refinement
+    ctx = isl.Context()
+    assert refinement(ctx, 100_000, lambda: isl.Set.read_from_str(ctx, "{ [i] : i >= ")) is None
+    assert refinement(ctx, 100, lambda: _spend(ctx, 10_000)) is None
+    with pytest.raises(OutOfOperations):
+        with operations_bound(ctx, 1000):
+            refinement(ctx, 100_000, lambda: _spend(ctx, 10_000))

@@ -16,7 +16,7 @@ import islpy as isl
 from pycparser import c_ast, c_generator
 
 from ..diagnostics import CompileError
-from ..isl_budget import LIMITS, within_operations
+from ..isl_budget import LIMITS, refinement
 from ..isl_context import constant_on, sets_of
 from .accesses import RawAccess, statement_accesses, tag_references
 from .affine import AffineSpace
@@ -336,7 +336,7 @@ class ScopBuilder:
                     touched = rng if touched is None else touched.union(rng)
         if touched is None or touched.is_empty():
             return constant_on(isl.Space.params_alloc(self.ctx, 0), 0)
-        upper = within_operations(self.ctx, LIMITS.array_size, lambda: touched.dim_max(0).coalesce())
+        upper = refinement(self.ctx, LIMITS.array_size, lambda: touched.dim_max(0).coalesce())
         if upper is None:
             raise CompileError.at(vt.coord, f"cannot determine the size of array '{name}': the largest index "
                                   "it is accessed at is too complex a function of the parameters; "

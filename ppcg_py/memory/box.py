@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_budget import LIMITS, within_operations
+from ..isl_budget import LIMITS, refinement
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,7 @@ def _candidates(column: isl.Set) -> list[isl.Aff]:
             found.append(constraint.get_bound(isl.dim_type.set, 0).ceil())
     # the exact minimum is a parametric ILP: cheap on tiles, minutes on sets with
     # many existentials (modulo guards under a wrapped grid); then go without it
-    minimum = within_operations(column.get_ctx(), LIMITS.column_minimum, lambda: column.dim_min(0))
+    minimum = refinement(column.get_ctx(), LIMITS.column_minimum, lambda: column.dim_min(0))
     if minimum is not None and minimum.n_piece() == 1:
         pieces = minimum.get_pieces()
         aff = pieces[0][1].floor()     # integral, as isl's optimisers need; still a lower bound

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_budget import LIMITS, within_operations
+from ..isl_budget import LIMITS, refinement
 from ..isl_context import constant_on, sets_of
 from ..extract.model import Array, Scop
 
@@ -115,9 +115,9 @@ def _box_around(elements: isl.Set, extent: isl.Set, array: Array) -> _Box:
     elements = elements.align_params(extent.get_space())
     extent = extent.align_params(elements.get_space())
     ctx = extent.get_ctx()
-    box = within_operations(ctx, LIMITS.copy_box, lambda: _box_of(elements, extent))
+    box = refinement(ctx, LIMITS.copy_box, lambda: _box_of(elements, extent))
     if box is None:
-        box = within_operations(ctx, LIMITS.copy_box, lambda: _box_of(_hull(elements, extent), extent))
+        box = refinement(ctx, LIMITS.copy_box, lambda: _box_of(_hull(elements, extent), extent))
     return box if box is not None else _whole(extent, array)
 
 
@@ -158,7 +158,7 @@ def _hull(elements: isl.Set, extent: isl.Set) -> isl.Set:
 def _holes(box: isl.Set, written: isl.Set) -> isl.Set | None:
     """The elements of `box` that are not written (None: there are none), or the
     whole box when isl cannot tell within a bounded effort."""
-    found = within_operations(box.get_ctx(), LIMITS.copy_box, lambda: _with_emptiness(box.subtract(written)))
+    found = refinement(box.get_ctx(), LIMITS.copy_box, lambda: _with_emptiness(box.subtract(written)))
     if found is None:
         return box
     holes, empty = found
