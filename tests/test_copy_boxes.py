@@ -33,12 +33,12 @@ def _box_set(box: transfers._Box, extent: isl.Set) -> isl.Set:
 
 def _attempts_failing(monkeypatch, failures: int) -> None:
     """Make the first `failures` bounded attempts give up, as if isl ran past the bound."""
-    real, calls = transfers.within_operations, []
+    real, calls = transfers.refinement, []
 
     def bounded(ctx, limit, compute):
         calls.append(limit)
         return None if len(calls) <= failures else real(ctx, limit, compute)
-    monkeypatch.setattr(transfers, "within_operations", bounded)
+    monkeypatch.setattr(transfers, "refinement", bounded)
 
 
 @pytest.mark.parametrize("failures, expected", [
