@@ -14,7 +14,7 @@ import islpy as isl
 
 from ..extract.model import Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
-from ..isl_context import CallbackGuard, maps_of, schedule_values, sets_of
+from ..isl_context import CallbackGuard, maps_of, schedule_values
 from ..isl_workarounds import dims_as_params, domain_at_params, same_parameter_order
 from ..memory.groups import ArrayGroup, KernelMemory
 from ..schedule import Kernel
