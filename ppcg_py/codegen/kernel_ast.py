@@ -131,11 +131,7 @@ class KernelBody:
         """Every tile of this block: the range of the outer schedule."""
         if self.kernel.tiles is not None:
             return self.kernel.tiles
-        tiles = None
-        for m in maps_of(self.kernel.outer_schedule):
-            rng = m.range()
-            tiles = rng if tiles is None else tiles.union(rng)
-        return tiles.coalesce()
+        return schedule_values(self.kernel.outer_schedule, self.kernel.depth)
 
     def _points(self, indent: str) -> list[str]:
         """The statement instances of one tile, for this thread."""
