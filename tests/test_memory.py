@@ -5,8 +5,11 @@ import re
 import subprocess
 import sys
 
+import islpy as isl
 import pytest
 
+from ppcg_py.isl_context import new_context
+from ppcg_py.memory.box import fixed_box
 from ppcg_py.verify.harness import VerifyConfig, run_ppcg, verify
 from ppcg_py.verify.nvcc import nvcc_available, nvcc_resources
 
@@ -152,3 +155,37 @@ def test_untouched_array_is_not_transferred(tmp_path):
     subprocess.run([sys.executable, "-m", "ppcg_py", "--output-dir", str(tmp_path), str(src)], check=True)
     host = (tmp_path / "untouched_host.cu").read_text()
     assert "dev_C" not in host
+
+
+def _strided_box_covers(column, dim) -> bool:
+    """Whether every element of the 1-d `column` is offset + stride * (lower + k), 0 <= k < extent."""
+    ls = isl.LocalSpace.from_space(column.get_space())
+    var = isl.PwAff.var_on_domain(ls, isl.dim_type.set, 0)
+
+    def on(pa):
+        return pa.align_params(column.get_space()).add_dims(isl.dim_type.in_, 1)
+    position, inside = var, isl.Set.universe(column.get_space())
+    if dim.stride > 1:
+        stride = isl.Val(dim.stride, column.get_ctx())
+        shifted = var.sub(on(dim.offset))
+        inside = shifted.mod_val(stride).eq_set(isl.PwAff.zero_on_domain(ls))
+        position = shifted.scale_down_val(stride).floor()
+    low = on(dim.lower)
+    high = low.add_constant_val(isl.Val(dim.extent, column.get_ctx()))
+    return column.is_subset(inside.intersect(position.ge_set(low)).intersect(position.lt_set(high)))
+
+
+@pytest.mark.parametrize("column, stride", [
+    # isl's stride 16 is right, its offset (from a pair of opposite inequalities) is not
+    # where p is not a multiple of 3: elements 0, 16 for p = 0, 1, 2 and 5, 21 for p = 3, 4, 5
+    ("[p] -> { [e] : exists f : 0 <= p + 9e + 48f <= 2 and 0 <= e < 32 and 0 <= p < 6 }", 1),
+    # an offset isl gets right is kept
+    ("[p] -> { [e] : exists f : e = p + 16f and 0 <= e < 32 and 0 <= p < 16 }", 16),
+])
+def test_strided_box_covers_its_elements(column, stride):
+    """A private box's stride is used only with an offset that every element is on
+    (tests/regressions/private_copy_out_skewed_stride: 32 elements never stored back)."""
+    column = isl.Set.read_from_str(new_context(), column)
+    (dim,) = fixed_box(column, strides=True)
+    assert _strided_box_covers(column, dim)
+    assert dim.stride == stride

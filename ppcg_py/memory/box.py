@@ -6,7 +6,7 @@ constraints (and the minimum, when it is one affine piece) is a candidate; the
 candidate whose extent (max of index - bound, + 1, over all parameter values)
 is a constant and smallest wins. With `strides`, a dimension whose elements are
 congruent to an offset modulo a stride (a thread's share of a tile) is first
-divided by that stride.
+divided by that stride, once every element is checked to be on that lattice.
 """
 from __future__ import annotations
 
@@ -59,7 +59,7 @@ def _box_dim(column: isl.Set, strides: bool) -> BoxDim | None:
     if strides:
         info = column.get_stride_info(0)
         value = info.get_stride()
-        if value.is_int() and value.to_python() > 1:
+        if value.is_int() and value.to_python() > 1 and _on_lattice(column, value, info.get_offset()):
             stride = int(value.to_python())
             offset = info.get_offset()
             column = _divide(column, stride, offset)
@@ -74,6 +74,27 @@ def _box_dim(column: isl.Set, strides: bool) -> BoxDim | None:
     if offset is not None:
         offset = isl.PwAff.from_aff(offset).drop_dims(isl.dim_type.in_, 0, 1)
     return BoxDim(lower, best[0], stride, offset)
+
+
+def _on_lattice(column: isl.Set, stride: isl.Val, offset: isl.Aff) -> bool:
+    """Whether every element of `column` is offset + stride * q for an integer q.
+
+    isl's stride is right, but not always its offset: from a pair of opposite
+    inequalities 0 <= h + g*v*e + g*stride*f(divs) <= gap < g, isl's detect_stride
+    (isl_stride.c) takes ceil(-a*h/g) as the offset (a*v = 1 mod stride) where it
+    is a*ceil(-h/g); the two differ where h is not a multiple of g. The elements
+    off that lattice then drop out of the divided column, the box covers only the
+    threads whose offset isl got right, and the others' buffer indices fall outside
+    it (tests/regressions/private_copy_out_skewed_stride: 32 elements never stored
+    back). `{ [e] : exists f : 0 <= p + 9e + 48f <= 2 }` has stride 16 and offset
+    5 * floor(p/3); isl says 81 + 2p + floor((-1 - p)/3). Such an offset is not
+    used: the dimension goes without a stride, as does one whose check runs past
+    the bound of the column's minimum (the same set)."""
+    def exact() -> bool:
+        ls = isl.LocalSpace.from_space(column.get_space())
+        residue = isl.PwAff.from_aff(isl.Aff.var_on_domain(ls, isl.dim_type.set, 0).sub(offset)).mod_val(stride)
+        return residue.ne_set(isl.PwAff.zero_on_domain(ls)).intersect(column).is_empty()
+    return refinement(column.get_ctx(), LIMITS.column_minimum, exact) is True
 
 
 def _divide(column: isl.Set, stride: int, offset: isl.Aff) -> isl.Set:
