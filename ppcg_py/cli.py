@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     for dump in ("scop", "schedule", "final-schedule", "sizes"):
         p.add_argument(f"--dump-{dump}", action="store_true", help=f"print the {dump.replace('-', ' ')}")
     p.add_argument("--dump-after", action="append", default=[], type=_stage_name, metavar="STAGE",
-                   help="print what a stage made, as text (extract, schedule, memory, codegen); repeatable")
+                   help="print what a stage made, as text (extract, schedule, memory, ast, print); repeatable")
     p.add_argument("-v", "--verbose", "--report", dest="verbose", action="store_true",
                    help="report stage times and what was mapped where")
     return p

@@ -13,7 +13,8 @@ from .diagnostics import CompileError, Diagnostics
 from .isl_context import new_context
 from .options import Options
 from .stages import Compilation, OnHost, Stage, StageRun
-from .stages import codegen, dump_codegen, dump_extract, dump_memory, dump_schedule, extract, memory, schedule
+from .stages import ast, dump_asts, dump_extract, dump_files, dump_memory, dump_schedule, extract, memory
+from .stages import print_files, schedule
 from .watchdog import Progress, StepTooLong, run_with_deadline
 
 __all__ = ["STAGES", "STAGE_NAMES", "OnHost", "compile_bounded", "compile_source", "write_outputs"]
@@ -21,8 +22,9 @@ __all__ = ["STAGES", "STAGE_NAMES", "OnHost", "compile_bounded", "compile_source
 STAGES: tuple[Stage, ...] = (
     Stage("extract", extract, dump_extract),      # C -> SCoPs (statements, accesses, original schedule)
     Stage("schedule", schedule, dump_schedule),   # SCoPs -> schedule trees with kernels marked
-    Stage("memory", memory, dump_memory),         # -> copies to/from the device, buffers per kernel
-    Stage("codegen", codegen, dump_codegen),      # -> the host and kernel files' text
+    Stage("memory", memory, dump_memory),         # -> buffers per kernel; copies and syncs in the tree
+    Stage("ast", ast, dump_asts),                 # -> one isl AST per SCoP, calls and launches resolved
+    Stage("print", print_files, dump_files),      # -> the host and kernel files' text
 )
 STAGE_NAMES = tuple(stage.name for stage in STAGES)
 

@@ -62,3 +62,19 @@ def constant_like(pa: isl.PwAff, value: int) -> isl.PwAff:
     """`value` on exactly the domain of `pa`: isl adds or compares piecewise functions only
     where both are defined, so a constant on another domain would cut `pa`'s."""
     return isl.PwAff.val_on_domain(pa.domain(), isl.Val(value, pa.get_ctx()))
+
+
+def params_as_dims(obj: SetOrMap, names: list[str], kind: isl.dim_type = isl.dim_type.set) -> SetOrMap:
+    """The inverse of `dims_as_params`: parameters `names` become the first dimensions of
+    `kind`, in that order (a parameter the object does not mention becomes a free dimension).
+
+    The names are first added as parameters read by isl, for the reason given in
+    `dims_as_params`."""
+    if not names:
+        return obj
+    named = isl.Set.read_from_str(obj.get_ctx(), f"[{', '.join(names)}] -> {{ : }}").get_space()
+    obj = obj.align_params(named)
+    for k, name in enumerate(names):
+        position = obj.find_dim_by_name(isl.dim_type.param, name)
+        obj = obj.move_dims(kind, k, isl.dim_type.param, position, 1)
+    return obj

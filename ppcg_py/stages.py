@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from .codegen import GeneratedFiles, generate
+from .codegen import GeneratedFiles, ScopAst, build_ast, dump_ast, generate
 from .codegen.expr import param_expr
 from .diagnostics import Diagnostics
 from .extract import Program, extract_program
@@ -44,7 +44,8 @@ class Compilation:
     program: Program | None = None                                  # extract
     scheduled: tuple[ScheduledScop, ...] = ()                       # schedule
     plans: tuple[tuple[ScheduledScop, MemoryPlan], ...] = ()       # memory
-    files: GeneratedFiles | None = None                             # codegen
+    asts: tuple[ScopAst, ...] = ()                                  # ast (one per plan)
+    files: GeneratedFiles | None = None                             # print
 
 
 @dataclass(frozen=True)
@@ -66,11 +67,6 @@ class StageRun:
 
     def step_of(self, scop: Scop | None = None) -> Step:
         return Step(self.stage) if scop is None else Step(f"{self.stage} ({scop.function})", scop.start_line)
-
-    def entering(self, scop: Scop) -> None:
-        """Report (only) a step for one SCoP, inside a step of the whole stage."""
-        if self.progress is not None:
-            self.progress(self.step_of(scop))
 
     @contextmanager
     def step(self, scop: Scop | None = None) -> Iterator[None]:
@@ -174,7 +170,14 @@ def dump_memory(c: Compilation) -> str:
             kmem = plan.kernel(kernel.name)
             lines.append(f"{kernel.name}: shared memory {kmem.shared_bytes} bytes")
             lines += [f"  group {g.array}: {_placement(g)} ({g.reason})" for g in kmem.groups]
+        lines += ["# schedule tree with copies, syncs and transfers", _tree_text(plan.schedule)]
     return "\n".join(lines) or "# no SCoP planned"
+
+
+def _tree_text(schedule: isl.Schedule) -> str:
+    """The tree in isl's block style: one node per line, nested by indentation."""
+    printer = isl.Printer.to_str(schedule.get_ctx()).set_yaml_style(isl.yaml_style.BLOCK)
+    return printer.print_schedule(schedule).get_str()
 
 
 def _crossing(crosses: bool, box, context: isl.Set) -> str:
@@ -207,18 +210,32 @@ def _report(plans) -> None:
                   f"copy out {'yes' if dev.copy_out else 'no'}", file=sys.stderr)
 
 
-# -- codegen ------------------------------------------------------------------
-def codegen(c: Compilation, run: StageRun) -> Compilation:
-    """The files; a step per SCoP is reported as it is entered, so that a timeout
-    names its SCoP (and only that one is left on the host)."""
+# -- ast ----------------------------------------------------------------------
+def ast(c: Compilation, run: StageRun) -> Compilation:
+    """One isl AST per SCoP, from the tree the memory stage wrote its copies into."""
+    asts = []
+    for scheduled, plan in c.plans:
+        with run.step(scheduled.scop):
+            asts.append(build_ast(scheduled, plan))
+    return replace(c, asts=tuple(asts))
+
+
+def dump_asts(c: Compilation) -> str:
+    return "\n".join(f"# AST of {a.scop.function} (lines {a.scop.start_line}-{a.scop.end_line})\n{dump_ast(a)}"
+                     for a in c.asts) or "# no SCoP"
+
+
+# -- print --------------------------------------------------------------------
+def print_files(c: Compilation, run: StageRun) -> Compilation:
+    """The host and kernel files."""
     with run.step():
-        files = generate(c.path, _read(c.path), list(c.plans), run.options, host_in_c=c.program.vla_parameters,
-                         on_host=[scop.start_line for scop in c.program.scops if scop in run.on_host],
-                         entering=run.entering)
+        scops = [(scheduled, plan, tree) for (scheduled, plan), tree in zip(c.plans, c.asts)]
+        files = generate(c.path, _read(c.path), scops, run.options, host_in_c=c.program.vla_parameters,
+                         on_host=[scop.start_line for scop in c.program.scops if scop in run.on_host])
     return replace(c, files=files)
 
 
-def dump_codegen(c: Compilation) -> str:
+def dump_files(c: Compilation) -> str:
     return "\n".join(f"# file {name}\n{text}" for name, text in c.files.items())
 
 

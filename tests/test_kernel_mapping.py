@@ -1,5 +1,5 @@
-"""The schedule stage's description of each kernel: the tiles a block runs and the
-host values of its launches, written so that isl's AST generator finds them cheap."""
+"""The schedule stage's description of each kernel: its subtree of the schedule tree
+and the host values of its launches."""
 from __future__ import annotations
 
 import islpy as isl
@@ -7,6 +7,7 @@ import pytest
 
 from ppcg_py.extract import extract_scops
 from ppcg_py.isl_context import maps_of, new_context
+from ppcg_py.memory.tree import kernel_mark
 from ppcg_py.options import Options
 from ppcg_py.schedule import schedule_scop
 
@@ -14,11 +15,15 @@ from polybench_cases import POLYBENCH, kernel_source
 
 
 def _kernels(name: str):
+    return _scheduled(name).kernels
+
+
+def _scheduled(name: str):
     ctx = new_context()
     options = Options(include_dirs=(str(POLYBENCH / "utilities"),), defines=("MINI_DATASET",))
     scop = extract_scops(str(kernel_source(name)), ctx, include_dirs=options.include_dirs,
                          defines=options.defines)[0]
-    return schedule_scop(scop, options).kernels
+    return schedule_scop(scop, options)
 
 
 def _range(schedule: isl.UnionMap) -> isl.Set:
@@ -29,13 +34,25 @@ def _range(schedule: isl.UnionMap) -> isl.Set:
 
 
 @pytest.mark.parametrize("name", ["gemm", "lu", "jacobi-2d", "fdtd-2d"])
-def test_a_blocks_tiles_are_the_range_of_its_outer_schedule(name):
-    kernels = [k for k in _kernels(name) if k.tiles is not None]
-    assert kernels
-    for kernel in kernels:
-        blocked = _range(kernel.outer_schedule)
-        tiles = kernel.tiles.align_params(blocked.get_space())
-        assert tiles.is_equal(blocked.align_params(tiles.get_space())), kernel.name
+def test_a_kernel_keeps_its_tree_under_its_mark(name):
+    """mark → context (ids) → block filter → tile band (atomic) → thread filter → point
+    band: the kernel is generated in the SCoP's one AST, from this tree."""
+    scheduled = _scheduled(name)
+    kinds = isl.schedule_node_type
+    for kernel in scheduled.kernels:
+        if not kernel.thread_ids:
+            continue
+        node = kernel_mark(scheduled.final_schedule.get_root(), kernel.name)
+        path = []
+        for _ in range(5):
+            node = node.child(0)
+            path.append(node.get_type())
+        assert path == [kinds.context, kinds.filter, kinds.band, kinds.filter, kinds.band], kernel.name
+        tile = node.parent().parent()
+        assert all(tile.band_member_get_ast_loop_type(k) == isl.ast_loop_type.atomic
+                   for k in range(tile.band_n_member()))
+        threads = node.parent().filter_get_filter()
+        assert threads.is_equal(kernel.domain.intersect(kernel.thread_filter)), kernel.name
 
 
 @pytest.mark.parametrize("name", ["lu", "jacobi-2d", "fdtd-2d", "trisolv"])

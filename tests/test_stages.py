@@ -17,7 +17,7 @@ def _dump_after(stage: str, tmp_path, capsys) -> str:
 
 
 def test_the_stages_in_order():
-    assert STAGE_NAMES == ("extract", "schedule", "memory", "codegen")
+    assert STAGE_NAMES == ("extract", "schedule", "memory", "ast", "print")
 
 
 def test_extract_shows_the_statements_and_their_accesses(tmp_path, capsys):
@@ -43,10 +43,22 @@ def test_memory_shows_copies_and_each_group_placement(tmp_path, capsys):
     assert "kernel0: shared memory 8192 bytes" in out
     assert "  group A: shared shared_A[32][32] at depth 3 (reuse)" in out
     assert "  group C: private private_C[1][2] at depth 2 (reuse, one element set per thread)" in out
+    tree = "\n".join(out[out.index("# schedule tree with copies, syncs and transfers"):])
+    for statement in ("to_device_A[]", "from_device_C[]", "kernel0_read_shared_A[", "kernel0_write_private_C[",
+                      "kernel0_sync_0[]", "kernel1_sync_0[]"):
+        assert statement in tree, statement
+    assert 'mark: "kernel0"' in tree and "extension:" in tree
 
 
-def test_codegen_shows_each_file_after_a_header(tmp_path, capsys):
-    out = _dump_after("codegen", tmp_path, capsys)
+def test_ast_shows_one_ast_per_scop_with_its_kernels_in_place(tmp_path, capsys):
+    out = _dump_after("ast", tmp_path, capsys)
+    assert out.startswith("# AST of matmul (lines 26-38)\n")
+    assert out.count("// kernel0") == 1 and out.count("// kernel1") == 1
+    assert "kernel0_read_shared_A(" in out and "kernel0_sync_0()" in out and "to_device_A()" in out
+
+
+def test_print_shows_each_file_after_a_header(tmp_path, capsys):
+    out = _dump_after("print", tmp_path, capsys)
     headers = [line for line in out.splitlines() if line.startswith("# file ")]
     assert headers == ["# file matmul_host.cu", "# file matmul_kernel.cu", "# file matmul_kernel.hu"]
     kernel = out.split("# file matmul_kernel.cu\n")[1].split("\n# file matmul_kernel.hu\n")[0]
@@ -55,7 +67,7 @@ def test_codegen_shows_each_file_after_a_header(tmp_path, capsys):
 
 
 def test_several_stages_print_in_pipeline_order(tmp_path, capsys):
-    assert main(["--dump-after=codegen", "--dump-after=extract", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 0
+    assert main(["--dump-after=print", "--dump-after=extract", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 0
     out = capsys.readouterr().out
     assert out.index("# SCoP of matmul") < out.index("# file matmul_host.cu")
 

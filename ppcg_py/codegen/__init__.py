@@ -1,25 +1,28 @@
-"""codegen: CUDA host and kernel source from the isl AST, through Jinja templates."""
+"""codegen: the `ast` stage (ast.py: one isl AST per SCoP) and the `print` stage
+(here: CUDA host and kernel source from that AST, through Jinja templates)."""
 from __future__ import annotations
 
 import math
 import os
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import islpy as isl
 
 from ..extract.c_walk import identifier_names
-from ..extract.model import Scop
 from ..isl_context import sets_of
-from ..memory import DeviceArray, MemoryPlan
+from ..memory import ArrayGroup, DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
 from ..schedule import Kernel, ScheduledScop
-from .ast_gen import Launch, array_extents, build_ast
-from .kernel_ast import KernelBody
+from .ast import CopyCall, Launch, ScopAst, StatementCall, Subscript, TransferCall, build_ast
+from .ast import dump as dump_ast
+
+__all__ = ["GeneratedFiles", "ScopAst", "build_ast", "dump_ast", "generate"]
 from .expr import c_expr, param_expr
 from .printer import AstPrinter
+from .statements import linearized, print_statement
 
 if TYPE_CHECKING:
     import jinja2
@@ -50,16 +53,16 @@ class _KernelText:
     max_threads: int   # threads per block: __launch_bounds__ keeps nvcc's register use launchable
 
 
-def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan]],
-             options: Options | None = None, *, host_in_c: bool = False, on_host: Sequence[int] = (),
-             entering: Callable[[Scop], None] = lambda scop: None) -> GeneratedFiles:
+def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan, ScopAst]],
+             options: Options | None = None, *, host_in_c: bool = False,
+             on_host: Sequence[int] = ()) -> GeneratedFiles:
     """The host file and the kernel files of one input.
 
     With `host_in_c` (the input has variable-length array parameters, which C++
     rejects) the host file stays C (`NAME_host.c`): each SCoP becomes a call of an
     `extern "C"` function in the kernel file that allocates, copies and launches.
     The SCoPs that start on the lines `on_host` keep their C code, marked by a
-    comment. `entering(scop)` is called before each SCoP's code is generated.
+    comment.
     """
     options = options or Options()
     templates = _templates()
@@ -70,11 +73,10 @@ def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop
     wrappers: list[str] = []
     prototypes: list[str] = []
     replacements = []
-    for k, (scheduled, memory) in enumerate(scops):
+    for k, (scheduled, memory, ast) in enumerate(scops):
         scop = scheduled.scop
-        entering(scop)
         indent = re.match(r"\s*", lines[scop.start_line - 1]).group(0)
-        host_lines, texts = _scop_code(scheduled, memory, "  " if host_in_c else indent, options, templates,
+        host_lines, texts = _scop_code(scheduled, memory, ast, "  " if host_in_c else indent, options, templates,
                                        scalars_by_pointer=host_in_c)
         kernels += texts
         if host_in_c:
@@ -127,30 +129,30 @@ def _wrapper_interface(scheduled: ScheduledScop, name: str) -> tuple[str, str]:
     return f"void {name}({', '.join(params) or 'void'})", f"{name}({', '.join(args)})"
 
 
-def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, indent: str, options: Options,
+def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, indent: str, options: Options,
                templates: jinja2.Environment, *, scalars_by_pointer: bool = False):
     scop = scheduled.scop
-    ast = build_ast(scheduled, memory)
     extents = array_extents(scheduled)
     nonempty = scop.domain.params().intersect(scop.context).coalesce()
     devices = [_device_view(dev, extents[dev.array.name], scheduled.names.device, nonempty, scalars_by_pointer)
                for dev in memory.arrays]
+    calls = _CallPrinter(ast, extents, devices)
     kernels: list[_KernelText] = []
-
-    printed: set[str] = set()
+    variants: dict[str, list[list[str]]] = {}
 
     def on_mark(name: str, mark: isl.AstNode, at: str) -> list[str]:
         launch = ast.launches[mark.get_annotation().get_name()]
         args = _kernel_arguments(scheduled, memory, launch)
-        if name not in printed:  # isl may place one kernel at several points of the host code
-            printed.add(name)
-            body = KernelBody(scop, launch.kernel, memory.kernel(name), extents, scheduled.names.iterator,
-                              unroll_copy_shared=options.unroll_copy_shared,
-                              unroll_gpu_tile=options.unroll_gpu_tile).lines()
-            kernels.append(_kernel_text(launch, args, body))
-        return _launch_lines(launch, args, scheduled.names.device, at)
+        body = _declarations(memory.kernel(name)) + AstPrinter(calls.lines).lines(launch.body, "  ")
+        # isl may generate one kernel's mark at several points of the host code, each
+        # time under what is known there: one function per distinct body
+        seen = variants.setdefault(name, [])
+        if body not in seen:
+            seen.append(body)
+            kernels.append(_kernel_text(launch, _function_name(name, len(seen) - 1), args, body))
+        return _launch_lines(launch, _function_name(name, seen.index(body)), args, scheduled.names.device, at)
 
-    body = AstPrinter({}, on_mark).lines(ast.root, indent + "    ")
+    body = AstPrinter(calls.lines, on_mark).lines(ast.root, indent + "    ")
     guard_expr = isl.AstBuild.from_context(scop.context).expr_from_set(nonempty)
     host = templates.get_template("host_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
@@ -158,11 +160,60 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, indent: str, option
     return host.rstrip("\n").split("\n"), kernels
 
 
+def array_extents(scheduled: ScheduledScop) -> dict[str, list[str]]:
+    """The extents of every array as C expressions in the parameters."""
+    scop = scheduled.scop
+    return {arr.name: [param_expr(e, scop.context) for e in arr.extents] for arr in scop.arrays}
+
+
+def _function_name(kernel: str, variant: int) -> str:
+    return kernel if variant == 0 else f"{kernel}_{variant}"
+
+
+def _declarations(memory: KernelMemory) -> list[str]:
+    """The kernel's shared and private buffers."""
+    decls = [f"  __shared__ {g.element_type} {g.name}{_shape(g)};" for g in memory.groups if g.placement == "shared"]
+    decls += [f"  {g.element_type} {g.name}{_shape(g)};" for g in memory.groups if g.placement == "private"]
+    return decls + ([""] if decls else [])
+
+
+def _shape(group: ArrayGroup) -> str:
+    return "".join(f"[{e}]" for e in group.shape)
+
+
+class _CallPrinter:
+    """The C lines of each user node of a SCoP's AST."""
+
+    def __init__(self, ast: ScopAst, extents: dict[str, list[str]], devices: list[dict]) -> None:
+        self.ast, self.extents = ast, extents
+        self.transfers = {(d["array"], True): d["copy_in"] for d in devices}
+        self.transfers.update({(d["array"], False): d["copy_out"] for d in devices})
+        self.bodies = {s.name: s.body for s in ast.scop.statements}
+
+    def lines(self, key: str) -> list[str]:
+        call = self.ast.calls[key]
+        if isinstance(call, StatementCall):
+            references = {tag: self._element(ref) for tag, ref in call.references.items()}
+            iterators = {name: c_expr(e) for name, e in call.iterators.items()}
+            return [print_statement(self.bodies[call.statement], references, iterators)]
+        if isinstance(call, CopyCall):
+            return [f"{self._element(call.target)} = {self._element(call.source)};"]
+        if isinstance(call, TransferCall):
+            return self.transfers[(call.array, call.to_device)]
+        return ["__syncthreads();"]
+
+    def _element(self, ref: Subscript) -> str:
+        indices = [c_expr(e) for e in ref.indices]
+        if ref.buffer:
+            return ref.name + "".join(f"[{i}]" for i in indices)
+        return linearized(ref.name, indices, self.extents[ref.name])
+
+
 def _device_view(dev: DeviceArray, extents: list[str], prefix: str, context: isl.Set,
                  scalars_by_pointer: bool) -> dict:
     arr = dev.array
     size = " * ".join(f"({e})" for e in extents) if extents else "1"
-    return {"type": arr.element_type, "device": prefix + arr.name,
+    return {"type": arr.element_type, "device": prefix + arr.name, "array": arr.name,
             "bytes": f"({size}) * sizeof({arr.element_type})",
             "copy_in": _transfer(dev, dev.in_box, extents, prefix, context, scalars_by_pointer, to_device=True),
             "copy_out": _transfer(dev, dev.out_box, extents, prefix, context, scalars_by_pointer,
@@ -233,11 +284,11 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
     args += [_Argument(f"{t} {p}", p, False) for p, t in zip(scop.parameters, scop.parameter_types)]
     args += [_Argument(f"{t} {n}", n, False) for n, t in scop.scalars_read_only if n in used_ids]
     args += [_Argument(f"int {c}", value, False)
-             for c, value in zip(scheduled.names.iterators(launch.host_depth), launch.host_values)]
+             for c, value in zip(scheduled.names.iterators(launch.kernel.host_depth), map(c_expr, launch.host_values))]
     return args
 
 
-def _kernel_text(launch: Launch, args: list[_Argument], body: list[str]) -> _KernelText:
+def _kernel_text(launch: Launch, name: str, args: list[_Argument], body: list[str]) -> _KernelText:
     kernel = launch.kernel
     id_lines = []
     axes = ["x", "y", "z"]
@@ -249,19 +300,28 @@ def _kernel_text(launch: Launch, args: list[_Argument], body: list[str]) -> _Ker
         id_lines.append("int " + ", ".join(pairs) + ";")
     parameters = ", ".join(a.declaration for a in args) or "void"
     max_threads = math.prod(kernel.sizes.block[:len(kernel.thread_ids)])
-    return _KernelText(kernel.name, parameters, id_lines, body, max_threads)
+    return _KernelText(name, parameters, id_lines, body, max_threads)
 
 
-def _launch_lines(launch: Launch, args: list[_Argument], device_prefix: str, at: str) -> list[str]:
+def _launch_lines(launch: Launch, function: str, args: list[_Argument], device_prefix: str, at: str) -> list[str]:
     kernel: Kernel = launch.kernel
     k = f"k{kernel.index}"
     block = ", ".join(str(b) for b in reversed(kernel.sizes.block)) or "1"
-    grid = ", ".join(reversed(launch.grid)) or "1"
+    grid = ", ".join(reversed(_grid_sizes(launch))) or "1"
     values = ", ".join(device_prefix + a.value if a.is_device else a.value for a in args)
-    opening = f"{at}{{" if launch.guard in ("1", "(1)") else f"{at}if ({launch.guard}) {{"
+    guard = c_expr(launch.guard)
+    opening = f"{at}{{" if guard in ("1", "(1)") else f"{at}if ({guard}) {{"
     return [opening, f"{at}  dim3 {k}_dimBlock({block});", f"{at}  dim3 {k}_dimGrid({grid});",
-            f"{at}  {kernel.name} <<<{k}_dimGrid, {k}_dimBlock>>> ({values});",
+            f"{at}  {function} <<<{k}_dimGrid, {k}_dimBlock>>> ({values});",
             f"{at}  cudaCheckKernel();", f"{at}}}"]
+
+
+def _grid_sizes(launch: Launch) -> list[str]:
+    sizes = []
+    for size, at_least_one in zip(launch.grid, launch.at_least_one):
+        text = str(size) if isinstance(size, int) else c_expr(size)
+        sizes.append(f"ppcg_max(1, {text})" if at_least_one else text)
+    return sizes
 
 
 def _statement_names(domain: isl.UnionSet) -> set[str]:

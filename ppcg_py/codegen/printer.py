@@ -11,11 +11,11 @@ NODE = isl.ast_node_type
 
 
 class AstPrinter:
-    """Statements come from annotations; marks (kernel launches) from `on_mark`."""
+    """User nodes print as `user(annotation)` gives them; marks (kernel launches) as `on_mark`."""
 
-    def __init__(self, statements: dict[str, str],
+    def __init__(self, user: Callable[[str], list[str]],
                  on_mark: Callable[[str, isl.AstNode, str], list[str]] | None = None) -> None:
-        self.statements = statements
+        self.user = user
         self.on_mark = on_mark
 
     def lines(self, node: isl.AstNode, indent: str = "") -> list[str]:
@@ -29,7 +29,7 @@ class AstPrinter:
         if kind == NODE.if_:
             return self._if(node, indent)
         if kind == NODE.user:
-            return [indent + self.statements[node.get_annotation().get_name()]]
+            return [indent + line for line in self.user(node.get_annotation().get_name())]
         if kind == NODE.mark:
             if self.on_mark is None:
                 raise ValueError("unexpected mark inside a kernel")

@@ -7,12 +7,18 @@ from ..options import Options
 from ..schedule import ScheduledScop
 from .groups import ArrayGroup, KernelMemory, plan_kernel
 from .transfers import DeviceArray, MemoryPlan, extent_set, plan_transfers
+from .tree import copy_statement, transfer_statement, with_copies
 
-__all__ = ["ArrayGroup", "DeviceArray", "KernelMemory", "MemoryPlan", "extent_set", "plan_memory"]
+__all__ = ["ArrayGroup", "DeviceArray", "KernelMemory", "MemoryPlan", "copy_statement", "extent_set",
+           "plan_memory", "transfer_statement"]
 
 
 def plan_memory(scheduled: ScheduledScop, options: Options) -> MemoryPlan:
-    """Transfers around the SCoP, then placement of every kernel's reference groups."""
+    """Transfers around the SCoP, placement of every kernel's reference groups, and the
+    schedule tree with their copies."""
     plan = plan_transfers(scheduled.scop, scheduled.dependences.live_in)
     kernels = tuple(plan_kernel(scheduled.scop, k, options, scheduled.names) for k in scheduled.kernels)
-    return replace(plan, kernels=kernels)
+    schedule = with_copies(scheduled.final_schedule, scheduled.kernels, {m.kernel: m for m in kernels},
+                           plan.arrays, scheduled.names.iterator, unroll_copy_shared=options.unroll_copy_shared,
+                           unroll_gpu_tile=options.unroll_gpu_tile)
+    return replace(plan, kernels=kernels, schedule=schedule)

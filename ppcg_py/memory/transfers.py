@@ -36,8 +36,12 @@ class DeviceArray:
 
 @dataclass(frozen=True)
 class MemoryPlan:
+    """What crosses between host and device, where each kernel's groups live, and the
+    schedule tree with all of it written in (copies, syncs, transfers: memory/tree.py)."""
+
     arrays: tuple[DeviceArray, ...]
     kernels: tuple = ()      # KernelMemory of each kernel
+    schedule: isl.Schedule | None = None
 
     def device_array(self, name: str) -> DeviceArray:
         for dev in self.arrays:

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import schedule_values
 from ..names import Names
 from ..options import Options
 from .sizes import KernelSizes, kernel_sizes
@@ -43,11 +42,6 @@ class Kernel:
     inner_schedule: isl.UnionMap | None = None   # instances -> [point dims, rest]
     thread_filter: isl.UnionSet | None = None    # instances run by thread (t0, t1, ...)
     point_schedule: isl.UnionMap | None = None   # instances -> untiled band (tile + point)
-    # the values of the outer schedule that block (b0, b1, ...) runs: the tiles of every
-    # block, with the block's residues on the tile indices themselves (the range of
-    # `outer_schedule` is the same set, but written through the instances it carries
-    # existentials that cost isl's AST generator minutes on skewed stencils)
-    tiles: isl.Set | None = None
     host_schedule: isl.UnionMap | None = None    # instances -> host dims (all blocks)
 
     @property
@@ -105,7 +99,7 @@ class KernelMapper:
                         host_depth=node.get_schedule_depth(), host_schedule=prefix, outer_schedule=prefix,
                         inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain))
         self.kernels.append(kernel)
-        return _cut(node).insert_mark(isl.Id(kernel.name, context=node.get_ctx()))
+        return node.insert_mark(isl.Id(kernel.name, context=node.get_ctx()))
 
     def parallel_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         ctx = node.get_ctx()
@@ -127,14 +121,9 @@ class KernelMapper:
             tiles = tiles.set_val(k, isl.Val(size, ctx))
         node = node.band_tile(tiles)                       # tile band, child: point band
         tile_schedule = node.band_get_partial_schedule()
-        every_tile = schedule_values(node.child(0).get_prefix_schedule_union_map().intersect_domain(domain),
-                                     host_depth + node.band_n_member())
-        residues = _residues(every_tile.get_space(), host_depth, sizes.grid, block_ids)
-        block_tiles = every_tile.align_params(residues.get_space()).intersect(
-            residues.align_params(every_tile.get_space()))
         block_schedule = _prefix_map(tile_schedule, n_blocks)
         node = node.insert_filter(_modulo_filter(tile_schedule, sizes.grid, block_ids, domain))
-        node = node.child(0)                               # tile band
+        node = _atomic(node.child(0))                      # tile band
         blocked = node.get_domain()
         node = node.child(0)                               # point band
         point_schedule = node.band_get_partial_schedule()
@@ -143,19 +132,22 @@ class KernelMapper:
                         host_depth=host_depth,
                         outer_schedule=node.get_prefix_schedule_union_map().intersect_domain(blocked),
                         inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain),
-                        thread_filter=thread_filter, point_schedule=untiled, tiles=block_tiles,
+                        thread_filter=thread_filter, point_schedule=untiled,
                         host_schedule=host_schedule)
         self.kernels.append(kernel)
-        node = _cut(node.parent().parent())                # back at the block filter
-        node = node.insert_context(_id_ranges(ctx, block_ids, sizes.grid, host_depth))
+        node = node.insert_filter(thread_filter)           # each thread runs its points
+        node = node.parent().parent()                      # back at the block filter
+        node = node.insert_context(_id_ranges(ctx, block_ids + thread_ids, sizes.grid + sizes.block, host_depth))
         return node.insert_mark(isl.Id(kernel.name, context=ctx))
 
 
-def _cut(node: isl.ScheduleNode) -> isl.ScheduleNode:
-    """Drop what is below `node` from the host's tree: kernels are generated apart."""
-    if node.get_type() == NT.leaf:
-        return node
-    return node.cut()
+def _atomic(band: isl.ScheduleNode) -> isl.ScheduleNode:
+    """Tile loops as PPCG generates them: one loop over the tiles of all statements,
+    where isl would otherwise repeat the whole kernel body for the tiles of some
+    (gemm's `if (nk <= 0)` copy for the tile of C *= beta alone)."""
+    for k in range(band.band_n_member()):
+        band = band.band_member_set_ast_loop_type(k, isl.ast_loop_type.atomic)
+    return band
 
 
 def _coincident(node: isl.ScheduleNode) -> list[bool]:
@@ -205,16 +197,6 @@ def _modulo_filter(mupa: isl.MultiUnionPwAff, sizes: tuple[int, ...],
         residue = isl.Set.read_from_str(ctx, f"[{name}] -> {{ [x] : (x - {name}) mod {size} = 0 }}")
         result = result.intersect(part.intersect_range(isl.UnionSet.from_set(residue)).domain())
     return result
-
-
-def _residues(space: isl.Space, first: int, sizes: tuple[int, ...], ids: tuple[str, ...]) -> isl.Set:
-    """{ [x..] : x[first + k] = ids[k] mod sizes[k] }: the values a block runs."""
-    ctx = space.get_ctx()
-    n = space.dim(isl.dim_type.set)
-    dims = ", ".join(f"x{k}" for k in range(n))
-    conditions = " and ".join(f"(x{first + k} - {name}) mod {size} = 0"
-                              for k, (name, size) in enumerate(zip(ids, sizes))) or "true"
-    return isl.Set.read_from_str(ctx, f"[{', '.join(ids)}] -> {{ [{dims}] : {conditions} }}")
 
 
 def _id_ranges(ctx: isl.Context, ids: tuple[str, ...], bounds: tuple[int, ...], depth: int) -> isl.Set:

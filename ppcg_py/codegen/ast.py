@@ -1,0 +1,304 @@
+"""The `ast` stage: one isl AST per SCoP, built from the memory step's schedule tree.
+
+One `AstBuild` runs over the whole tree: host loops, kernel marks, the copies
+and syncs inside kernels, the host transfers. isl calls back at each statement
+instance set, where the statement (or copy, sync, transfer) is resolved into a
+`Call` of isl AST expressions in the generated loop iterators, and before and
+after each kernel mark, where the kernel's AST (the mark's child) is taken out
+as a `Launch`, with its grid sized from the host loops around it.
+
+The callbacks run under a guard: an exception inside an isl callback corrupts
+the heap. If isl fails to build the AST (its generator has failed an internal
+check on unrolled loops under contexts with existentials, fuzz 6:66), it is
+built again with no loop unrolled: the same code, as loops.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from ..extract.model import Scop
+from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
+from ..isl_context import CallbackGuard
+from ..isl_workarounds import constant_like, iterator_ids, params_as_dims
+from ..memory import ArrayGroup, KernelMemory, MemoryPlan, copy_statement, transfer_statement
+from ..schedule import Kernel, ScheduledScop
+
+NT = isl.schedule_node_type
+
+
+@dataclass(frozen=True)
+class Subscript:
+    """An element: of a kernel buffer (`buffer`, indexed as is) or of a device array
+    (indexed by array subscripts, linearized when printed)."""
+
+    name: str
+    indices: tuple[isl.AstExpr, ...]
+    buffer: bool = False
+
+
+@dataclass(frozen=True)
+class StatementCall:
+    statement: str
+    iterators: dict[str, isl.AstExpr]       # each original loop iterator in the generated ones
+    references: dict[str, Subscript]        # each reference (by tag) as an element
+
+
+@dataclass(frozen=True)
+class CopyCall:
+    target: Subscript
+    source: Subscript
+
+
+@dataclass(frozen=True)
+class SyncCall:
+    pass
+
+
+@dataclass(frozen=True)
+class TransferCall:
+    array: str
+    to_device: bool
+
+
+Call = StatementCall | CopyCall | SyncCall | TransferCall
+
+
+@dataclass(frozen=True)
+class Launch:
+    """A kernel launch at one mark of the host AST, with the kernel's AST there."""
+
+    kernel: Kernel
+    body: isl.AstNode
+    grid: tuple[isl.AstExpr | int, ...]   # blocks per mapped dimension, outermost first
+    at_least_one: tuple[bool, ...]        # whether a grid size must be printed as max(1, .)
+    host_values: tuple[isl.AstExpr, ...]  # the value of each host loop dimension here
+    guard: isl.AstExpr                    # where the launch has instances, beyond the host guards
+
+
+@dataclass
+class ScopAst:
+    """The AST of a SCoP: user nodes are annotated with the key of their call,
+    kernel marks with the key of their launch."""
+
+    scop: Scop
+    root: isl.AstNode
+    calls: dict[str, Call] = field(default_factory=dict)
+    launches: dict[str, Launch] = field(default_factory=dict)
+
+
+def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:
+    """The SCoP's AST; built again without unrolling if isl fails on it."""
+    schedule = memory.schedule
+    try:
+        return bounded(scheduled.scop.ctx, LIMITS.kernel_ast, lambda: _AstBuilder(scheduled, memory).run(schedule))
+    except OutOfOperations:
+        pass
+    except isl.Error as exc:
+        if is_operation_limit(exc):     # the step's bound (--isl-max-operations), not this one
+            raise
+    return _AstBuilder(scheduled, memory).run(without_unrolling(schedule))
+
+
+def without_unrolling(schedule: isl.Schedule) -> isl.Schedule:
+    """The same tree with every band's loops generated as loops."""
+    def plain(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() == NT.band:
+            for k in range(node.band_n_member()):
+                if node.band_member_get_ast_loop_type(k) == isl.ast_loop_type.unroll:
+                    node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.default)
+        return node
+    return schedule.map_schedule_node_bottom_up(plain)
+
+
+class _AstBuilder:
+    def __init__(self, scheduled: ScheduledScop, memory: MemoryPlan) -> None:
+        self.scheduled, self.memory = scheduled, memory
+        self.scop = scheduled.scop
+        self.kernels = {k.name: k for k in scheduled.kernels}
+        self.statements = {s.name: s for s in self.scop.statements}
+        self.copies: dict[str, tuple[ArrayGroup, bool]] = {}
+        for kmem in memory.kernels:
+            for g in kmem.groups:
+                if g.placement != "global":
+                    self.copies[copy_statement(kmem.kernel, g, read=True)] = (g, True)
+                    self.copies[copy_statement(kmem.kernel, g, read=False)] = (g, False)
+        self.transfers = {transfer_statement(d.array.name, to_device=way): TransferCall(d.array.name, way)
+                          for d in memory.arrays for way in (True, False)}
+        self.kernel: KernelMemory | None = None
+        self.result: ScopAst | None = None
+
+    def run(self, schedule: isl.Schedule) -> ScopAst:
+        ctx = self.scop.ctx
+        self.result = ScopAst(self.scop, None)  # type: ignore[arg-type]
+        guard = CallbackGuard()
+        build = isl.AstBuild.from_context(self.scop.context)
+        build = build.set_iterators(iterator_ids(ctx, self.scheduled.names.iterators(64)))
+        build, h1 = build.set_at_each_domain(guard.wrap(self._at_domain, lambda node, _b: node))
+        build, h2 = build.set_before_each_mark(guard.wrap(self._before_mark, lambda _id, _b: None))
+        build, h3 = build.set_after_each_mark(guard.wrap(self._after_mark, lambda node, _b: node))
+        try:
+            root = build.node_from_schedule(schedule)
+        except isl.Error:
+            guard.reraise()     # a callback's own exception, not isl's
+            raise
+        guard.reraise()
+        del h1, h2, h3
+        self.result.root = root
+        return self.result
+
+    # -- callbacks --------------------------------------------------------
+    def _before_mark(self, mark: isl.Id, build: isl.AstBuild) -> None:
+        self.kernel = self.memory.kernel(mark.get_name())
+
+    def _after_mark(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        """Each mark gets its own launch: isl may generate one kernel's mark several
+        times (once per branch of a host guard), with other host values each time."""
+        self.kernel = None
+        kernel = self.kernels[node.mark_get_id().get_name()]
+        key = f"{kernel.name}@{len(self.result.launches)}"
+        outer = build.get_schedule().intersect_domain(kernel.domain)  # the instances launched here
+        grid, at_least_one = _grid(kernel, outer, build)
+        self.result.launches[key] = Launch(kernel, node.mark_get_node(), grid, at_least_one,
+                                           _host_values(kernel, outer, build), _launch_guard(outer, build))
+        return node.set_annotation(isl.Id(key, context=self.scop.ctx))
+
+    def _at_domain(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        schedule = isl.Map.from_union_map(build.get_schedule())
+        name = schedule.get_tuple_name(isl.dim_type.in_)
+        instance = isl.PwMultiAff.from_map(schedule.reverse())
+        if name in self.statements:
+            call = self._statement(name, instance, build)
+        elif name in self.copies:
+            call = self._copy(*self.copies[name], instance, build)
+        elif name in self.transfers:
+            call = self.transfers[name]
+        else:
+            call = SyncCall()
+        key = f"call{len(self.result.calls)}"
+        self.result.calls[key] = call
+        return node.set_annotation(isl.Id(key, context=self.scop.ctx))
+
+    # -- calls ------------------------------------------------------------
+    def _statement(self, name: str, instance: isl.PwMultiAff, build: isl.AstBuild) -> StatementCall:
+        stmt = self.statements[name]
+        groups = {tag: g for g in self.kernel.groups if g.placement != "global" for tag in g.refs} \
+            if self.kernel is not None else {}
+        iterators = {it: build.expr_from_pw_aff(instance.get_pw_aff(k)) for k, it in enumerate(stmt.iterators)}
+        outer = None
+        references = {}
+        for acc in stmt.accesses:
+            index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(instance)
+            elements = [index.get_pw_aff(k) for k in range(index.dim(isl.dim_type.out))]
+            group = groups.get(acc.tag)
+            if group is None:
+                references[acc.tag] = Subscript(acc.array, tuple(build.expr_from_pw_aff(e) for e in elements))
+                continue
+            if outer is None:       # the outer loop values of this instance, from its kernel
+                kernel = self.kernels[self.kernel.kernel]
+                outer = isl.Map.from_pw_multi_aff(instance).apply_range(
+                    isl.Map.from_union_map(kernel.outer_schedule.intersect_domain(
+                        isl.UnionSet.from_set(isl.Map.from_pw_multi_aff(instance).range()))))
+            references[acc.tag] = _in_buffer(group, elements, _first(outer, group.level), build,
+                                             self.scheduled.names.iterator)
+        return StatementCall(name, iterators, references)
+
+    def _copy(self, group: ArrayGroup, read: bool, instance: isl.PwMultiAff, build: isl.AstBuild) -> CopyCall:
+        """K_read_G[c0, .., e..]: the outer loop values are the instance's first dimensions."""
+        first = instance.dim(isl.dim_type.out) - group.rank
+        elements = [instance.get_pw_aff(first + k) for k in range(group.rank)]
+        local = _in_buffer(group, elements, _first(isl.Map.from_pw_multi_aff(instance), group.level), build,
+                           self.scheduled.names.iterator)
+        array = Subscript(group.array, tuple(build.expr_from_pw_aff(e) for e in elements))
+        return CopyCall(local, array) if read else CopyCall(array, local)
+
+
+def _first(values: isl.Map, count: int) -> isl.PwMultiAff:
+    """Schedule -> the first `count` values of `values` (an anonymous tuple)."""
+    n = values.dim(isl.dim_type.out)
+    return isl.PwMultiAff.from_map(values.project_out(isl.dim_type.out, count, n - count)
+                                   .reset_tuple_id(isl.dim_type.out))
+
+
+def _in_buffer(group: ArrayGroup, elements: list[isl.PwAff], outer: isl.PwMultiAff, build: isl.AstBuild,
+               prefix: str) -> Subscript:
+    return Subscript(group.name, tuple(build.expr_from_pw_aff(_local_index(e, dim, outer, prefix))
+                                       for e, dim in zip(elements, group.box)), buffer=True)
+
+
+def _local_index(element: isl.PwAff, dim, outer: isl.PwMultiAff, prefix: str) -> isl.PwAff:
+    """The position of an element in a buffer: (e - offset) / stride - lower, as isl
+    sees it (so that with unrolled loops it prints as a constant).
+
+    The box's bounds are in the outer loop values c0.. as parameters; `outer` gives
+    those values at this point of the AST. (Not the first dimensions of the schedule
+    space: isl's AST build drops a dimension with a single value, a host loop
+    `c1 = 0`, from the schedule it reports.)"""
+    names = [f"{prefix}{k}" for k in range(outer.dim(isl.dim_type.out))]
+
+    def lifted(pa: isl.PwAff) -> isl.PwAff:
+        pa = params_as_dims(pa, names, isl.dim_type.in_)
+        values = outer.align_params(pa.get_space())
+        return pa.align_params(values.get_space()).pullback_pw_multi_aff(values)
+
+    lower = lifted(dim.lower)
+    element = element.align_params(lower.get_space())
+    position = element
+    if dim.stride > 1:
+        position = element.sub(lifted(dim.offset).align_params(element.get_space())) \
+            .scale_down_val(isl.Val(dim.stride, element.get_ctx())).floor()
+    return position.sub(lower.align_params(position.get_space())).coalesce()
+
+
+# -- launches -----------------------------------------------------------------
+def _host_values(kernel: Kernel, outer: isl.UnionMap, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
+    """The host loop values at a launch, from the instances under the mark.
+
+    isl may fold a host loop away where it has a single value (then the build has
+    fewer dimensions than the kernel has host loops): the values still follow from
+    the instances the launch runs."""
+    if kernel.host_depth == 0:
+        return ()
+    here = outer.reverse().apply_range(kernel.host_schedule)
+    values = isl.PwMultiAff.from_map(isl.Map.from_union_map(here))
+    return tuple(build.expr_from_pw_aff(values.get_pw_aff(k)) for k in range(kernel.host_depth))
+
+
+def _launch_guard(outer: isl.UnionMap, build: isl.AstBuild) -> isl.AstExpr:
+    """The host values at which the kernel has instances, as far as the host code has
+    not checked them: launched where it has none, the grid of an empty tile range
+    is 0 blocks, which CUDA rejects."""
+    where = isl.Set.from_union_set(outer.range()).coalesce()
+    return build.expr_from_set(where)
+
+
+def _grid(kernel: Kernel, outer: isl.UnionMap, build: isl.AstBuild):
+    """Blocks per dimension: min(grid size, tiles), when the tile range starts at 0."""
+    if kernel.block_schedule is None:
+        return (), ()
+    tiles = isl.Map.from_union_map(outer.reverse().apply_range(kernel.block_schedule))
+    grid, at_least_one = [], []
+    for k, limit in enumerate(kernel.sizes.grid):
+        lowest = tiles.dim_min(k)
+        if not lowest.nonneg_set().is_equal(lowest.domain()):
+            grid.append(limit)
+            at_least_one.append(False)
+            continue
+        count = tiles.dim_max(k).add(constant_like(lowest, 1))
+        count = count.min(constant_like(lowest, limit)).coalesce()
+        # At least one block, written outside isl: isl simplifies the count under what
+        # it believes the host code checks, but it may leave that check inside the mark
+        # (docs/isl-notes.md), and a launch there (no tiles, so nothing to lose) with
+        # 0 blocks is invalid. Where the kernel has tiles, the count is exact.
+        expr = build.expr_from_pw_aff(count)
+        grid.append(expr)
+        at_least_one.append(expr.get_type() != isl.ast_expr_type.int)
+    return tuple(grid), tuple(at_least_one)
+
+
+def dump(ast: ScopAst) -> str:
+    """The AST as isl prints it, kernels in place (--dump-after=ast)."""
+    text = ast.root.to_C_str()
+    return re.sub(r"\n{3,}", "\n\n", text)

@@ -1,0 +1,235 @@
+"""Write the memory plan into the schedule tree, as PPCG does (gpu.c: add_copies,
+add_sync): after this step the tree says everything code generation prints.
+
+Under each kernel mark the tree is: context (block and thread id ranges) →
+block filter → tile band → thread filter → point band → the rest. A reference
+group copied at outer-schedule depth L gets its copies grafted into the tree at
+depth L (the tile band is split there; at the kernel's full depth they go
+before and after the thread filter), as extension nodes that add statement
+instances:
+
+- `K_read_G[c0, .., cL-1, e..]` loads element e of group G's buffer in the
+  iteration (c0, .., cL-1) of the outer loops, `K_write_G[..]` stores it; a
+  band over e orders them, unrolled for registers;
+- `K_sync_N[]` is a `__syncthreads()`: before the loads (the buffer may still be
+  read by the previous iteration), after them, and before the stores.
+
+A shared buffer's loads and stores are spread over the threads of a block
+(innermost array dimension to x, coalesced); a private buffer's are already a
+thread's own. The host transfers are statements `to_device_A[]` and
+`from_device_A[]` grafted before and after the whole SCoP.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..isl_workarounds import params_as_dims
+from ..schedule import Kernel
+from .groups import ArrayGroup, KernelMemory
+from .transfers import DeviceArray
+
+NT = isl.schedule_node_type
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """One statement of a graft: what it adds (extension) and, for a copy, its band."""
+
+    extension: isl.UnionMap
+    domain: isl.UnionSet
+    band: isl.MultiUnionPwAff | None = None
+    unroll: bool = False
+
+
+def copy_statement(kernel: str, group: ArrayGroup, *, read: bool) -> str:
+    return f"{kernel}_{'read' if read else 'write'}_{group.name}"
+
+
+def transfer_statement(array: str, *, to_device: bool) -> str:
+    return f"{'to_device' if to_device else 'from_device'}_{array}"
+
+
+def with_copies(schedule: isl.Schedule, kernels: tuple[Kernel, ...], memories: dict[str, KernelMemory],
+                arrays: tuple[DeviceArray, ...], iterator_prefix: str, *,
+                unroll_copy_shared: bool = False, unroll_gpu_tile: bool = False) -> isl.Schedule:
+    """`schedule` with every kernel's copies and syncs and the host transfers."""
+    for kernel in kernels:
+        schedule = _kernel_copies(schedule, kernel, memories[kernel.name], iterator_prefix,
+                                  unroll_copy_shared=unroll_copy_shared, unroll_gpu_tile=unroll_gpu_tile)
+    return _host_transfers(schedule, arrays)
+
+
+def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory, prefix: str, *,
+                   unroll_copy_shared: bool, unroll_gpu_tile: bool) -> isl.Schedule:
+    local = [g for g in memory.groups if g.placement != "global"]
+    private = any(g.placement == "private" for g in local)
+    if kernel.thread_ids:
+        # private buffers are indexed by the thread-mapped point loops: unrolled, the
+        # indices are constants and the buffer can live in registers. The other point
+        # loops are atomic, as the tile loops: one loop over the points of all statements
+        # (gemm's `C *= beta` would otherwise get a copy of its own under `if (nk <= 0)`)
+        point = _point_band(kernel_mark(schedule.get_root(), kernel.name))
+        unrolled = kernel.n_tile if unroll_gpu_tile else len(kernel.thread_ids) if private else 0
+        for k in range(point.band_n_member()):
+            kind = isl.ast_loop_type.unroll if k < unrolled else isl.ast_loop_type.atomic
+            point = point.band_member_set_ast_loop_type(k, kind)
+        schedule = point.get_schedule()
+    syncs = iter(range(1000))
+    for level in sorted({g.level for g in local}, reverse=True):
+        here = [g for g in local if g.level == level]
+        shared = [g for g in here if g.placement == "shared"]
+        before, after = [], []
+        if shared:
+            before.append(_sync(kernel, next(syncs), level))
+        before += [_copy(kernel, g, level, prefix, read=True, unroll=unroll_copy_shared)
+                   for g in here if g.copy_in is not None]
+        if any(g.copy_in is not None for g in shared):
+            before.append(_sync(kernel, next(syncs), level))
+        if any(g.copy_out is not None for g in shared):
+            after.append(_sync(kernel, next(syncs), level))
+        after += [_copy(kernel, g, level, prefix, read=False, unroll=unroll_copy_shared)
+                  for g in here if g.copy_out is not None]
+        before = [p for p in before if p is not None]
+        after = [p for p in after if p is not None]
+        target = _at_depth(kernel_mark(schedule.get_root(), kernel.name), kernel, level)
+        if before:
+            target = target.graft_before(_graft(before))
+        if after:
+            target = target.graft_after(_graft(after))
+        schedule = target.get_schedule()
+    return schedule
+
+
+def _host_transfers(schedule: isl.Schedule, arrays: tuple[DeviceArray, ...]) -> isl.Schedule:
+    ctx = schedule.get_ctx()
+
+    def piece(name: str) -> _Piece:
+        target = isl.Set.read_from_str(ctx, f"{{ {name}[] }}")
+        return _Piece(isl.UnionMap.from_map(isl.Map.from_range(target)), isl.UnionSet.from_set(target))
+
+    before = [piece(transfer_statement(d.array.name, to_device=True)) for d in arrays if d.copy_in]
+    after = [piece(transfer_statement(d.array.name, to_device=False)) for d in arrays if d.copy_out]
+    top = schedule.get_root().child(0)
+    if before:
+        top = top.graft_before(_graft(before))
+    if after:
+        top = top.graft_after(_graft(after))
+    return top.get_schedule()
+
+
+def _copy(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, *, read: bool,
+          unroll: bool) -> _Piece | None:
+    elements = group.copy_in if read else group.copy_out
+    if group.placement == "shared":
+        elements = _spread_over_threads(kernel, group, elements)
+    outer = [f"{prefix}{k}" for k in range(level)]
+    instances = params_as_dims(elements, outer).set_tuple_name(copy_statement(kernel.name, group, read=read))
+    instances = instances.coalesce()
+    if instances.is_empty():
+        return None
+    extension = isl.Map.identity(instances.get_space().map_from_set()).intersect_domain(instances)
+    extension = extension.project_out(isl.dim_type.in_, level, group.rank).reset_tuple_id(isl.dim_type.in_)
+    dims = [f"x{k}" for k in range(level + group.rank)]
+    band = isl.MultiUnionPwAff.from_union_map(isl.UnionMap.read_from_str(   # parameter-free, as isl asks
+        instances.get_ctx(), f"{{ {instances.get_tuple_name()}[{', '.join(dims)}] -> [{', '.join(dims[level:])}] }}"))
+    return _Piece(isl.UnionMap.from_map(extension), isl.UnionSet.from_set(instances), band,
+                  unroll=group.placement == "private" or unroll)
+
+
+def _sync(kernel: Kernel, number: int, level: int) -> _Piece:
+    name = f"{kernel.name}_sync_{number}"
+    dims = ", ".join(f"x{k}" for k in range(level))
+    extension = isl.Map.read_from_str(kernel.domain.get_ctx(), f"{{ [{dims}] -> {name}[] }}")
+    return _Piece(isl.UnionMap.from_map(extension), isl.UnionSet.from_set(extension.range()))
+
+
+def _graft(pieces: list[_Piece]) -> isl.ScheduleNode:
+    """An extension node adding `pieces`, run in this order, each copy over its band."""
+    extension = pieces[0].extension
+    for p in pieces[1:]:
+        extension = extension.union(p.extension)
+    node = isl.ScheduleNode.from_extension(extension).child(0)
+    if len(pieces) > 1:
+        filters = isl.UnionSetList.alloc(node.get_ctx(), len(pieces))
+        for p in pieces:
+            filters = filters.add(p.domain)
+        node = node.insert_sequence(filters)
+        for k, p in enumerate(pieces):
+            node = _copy_band(node.child(k).child(0), p).parent().parent()
+    else:
+        node = _copy_band(node, pieces[0])
+    while node.has_parent():
+        node = node.parent()
+    return node
+
+
+def _copy_band(node: isl.ScheduleNode, piece: _Piece) -> isl.ScheduleNode:
+    if piece.band is None:
+        return node
+    node = node.insert_partial_schedule(piece.band)
+    if piece.unroll:
+        for k in range(node.band_n_member()):
+            node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)
+    return node
+
+
+def kernel_mark(node: isl.ScheduleNode, name: str) -> isl.ScheduleNode | None:
+    """The mark of kernel `name` in the tree below `node`."""
+    if node.get_type() == NT.mark and node.mark_get_id().get_name() == name:
+        return node
+    for k in range(node.n_children()):
+        found = kernel_mark(node.child(k), name)
+        if found is not None:
+            return found
+    return None
+
+
+def _point_band(mark: isl.ScheduleNode) -> isl.ScheduleNode:
+    """mark → context → block filter → tile band → thread filter → point band."""
+    node = mark
+    while node.get_type() != NT.band:
+        node = node.child(0)
+    node = node.child(0)
+    while node.get_type() != NT.band:
+        node = node.child(0)
+    return node
+
+
+def _at_depth(mark: isl.ScheduleNode, kernel: Kernel, level: int) -> isl.ScheduleNode:
+    """The node before and after which copies at outer depth `level` go: the tile
+    band (split at `level`) or, at the kernel's full depth, the thread filter."""
+    node = mark
+    while True:
+        kind = node.get_type()
+        depth = node.get_schedule_depth()
+        if kind == NT.band and depth <= level < depth + node.band_n_member():
+            return node if depth == level else node.band_split(level - depth).child(0)
+        if kind == NT.filter and level == kernel.depth and depth == level:
+            return node
+        node = node.child(0)
+
+
+def _spread_over_threads(kernel: Kernel, group: ArrayGroup, elements: isl.Set) -> isl.Set:
+    """Give each thread its share: innermost array dimension to x, and so on (coalesced)."""
+    ctx = elements.get_ctx()
+    threads = list(zip(kernel.thread_ids, kernel.sizes.block))
+    rank = elements.dim(isl.dim_type.set)
+    for k, (tid, size) in zip(range(rank - 1, -1, -1), reversed(threads)):
+        # the thread id as a parameter parsed by isl: an isl.Id made here would be
+        # a different identifier from the "t0" of every other set (islpy's ids carry a user object)
+        named = isl.Set.read_from_str(ctx, f"[{tid}] -> {{ : }}").get_space()
+        low = group.box[k].lower.align_params(named).add_dims(isl.dim_type.in_, 1)
+        ls = isl.LocalSpace.from_space(low.get_domain_space())
+        var = isl.PwAff.var_on_domain(ls, isl.dim_type.set, 0)
+        thread = isl.PwAff.var_on_domain(ls, isl.dim_type.param,
+                                         low.get_domain_space().find_dim_by_name(isl.dim_type.param, tid))
+        local = var.sub(low).sub(thread)
+        residue = local.mod_val(isl.Val(size, ctx)).eq_set(
+            isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(local.get_domain_space())))
+        residue = residue.insert_dims(isl.dim_type.set, 0, k).add_dims(isl.dim_type.set, rank - k - 1)
+        residue = residue.set_tuple_name(elements.get_tuple_name())
+        elements = elements.align_params(residue.get_space()).intersect(
+            residue.align_params(elements.get_space()))
+    return elements
