@@ -55,9 +55,10 @@ class IslLimits:
     lower bound of its buffer: cheap on tiles, minutes on sets with many
     existentials (modulo guards under a wrapped grid); the other candidates remain."""
 
-    kernel_ast: int = 4_000_000
-    """A kernel AST under the exact context, about 30 s at most; then it is built
-    under the context without its existentials (seidel-2d: 200 s -> 0.5 s)."""
+    scop_ast: int = 4_000_000
+    """The AST of a SCoP's whole tree, about 30 s at most; then it is built again
+    with no loop unrolled (isl's AST generator is slowest on unrolling, and has
+    failed its internal checks there)."""
 
 
 LIMITS = IslLimits()

@@ -10,16 +10,8 @@ from typing import TypeVar
 
 import islpy as isl
 
-from .isl_context import maps_of
 
 SetOrMap = TypeVar("SetOrMap", isl.Set, isl.Map)
-
-
-def same_parameter_order(schedule: isl.UnionMap, context: isl.Set) -> tuple[isl.UnionMap, isl.Set]:
-    """A schedule map and its AST build context with one parameter order: with two orders,
-    `node_from_schedule_map` prints guards that name the wrong parameter (isl-notes.md, first entry)."""
-    schedule = schedule.align_params(context.get_space())
-    return schedule, context.align_params(schedule.get_space())
 
 
 def iterator_ids(ctx: isl.Context, names: list[str]) -> isl.IdList:
@@ -35,27 +27,12 @@ def dims_as_params(obj: SetOrMap, kind: isl.dim_type, count: int, prefix: str) -
 
     Named by string, not by `isl.Id`: islpy's ids carry a Python user object, so an id made
     here would be another identifier than the same name read or named elsewhere
-    (`KernelBody._spread_over_threads`)."""
+    (`memory.tree._spread_over_threads`)."""
     n = obj.dim(isl.dim_type.param)
     moved = obj.move_dims(isl.dim_type.param, n, kind, 0, count)
     for k in range(count):
         moved = moved.set_dim_name(isl.dim_type.param, n + k, f"{prefix}{k}")
     return moved
-
-
-def domain_at_params(outer: isl.UnionMap, depth: int, prefix: str) -> isl.UnionSet:
-    """The instances whose first `depth` schedule values equal new parameters prefix0, prefix1, ...
-    (named by string, as in `dims_as_params`)."""
-    result = None
-    for m in maps_of(outer):
-        n = m.dim(isl.dim_type.param)
-        fixed = m.add_dims(isl.dim_type.param, depth)
-        for k in range(depth):
-            fixed = fixed.set_dim_name(isl.dim_type.param, n + k, f"{prefix}{k}")
-            fixed = fixed.equate(isl.dim_type.param, n + k, isl.dim_type.out, k)
-        part = isl.UnionSet.from_set(fixed.domain())
-        result = part if result is None else result.union(part)
-    return result
 
 
 def constant_like(pa: isl.PwAff, value: int) -> isl.PwAff:

@@ -109,7 +109,7 @@ def test_a_scop_ast_past_its_bound_is_built_again_without_unrolling(monkeypatch,
     from ppcg_py import driver
     from ppcg_py.cli import build_parser, options_from
     from ppcg_py.codegen import ast
-    monkeypatch.setattr(ast, "LIMITS", replace(ast.LIMITS, kernel_ast=1))
+    monkeypatch.setattr(ast, "LIMITS", replace(ast.LIMITS, scop_ast=1))
     trees: list[str] = []
     real = ast.without_unrolling
 

@@ -162,7 +162,7 @@ def test_ast_reports_a_step_per_scop(tmp_path):
 def test_a_scop_ast_past_its_bound_is_built_without_unrolling(monkeypatch, tmp_path):
     """The fallback of the SCoP's AST: loops where it unrolled, and still the same numbers."""
     from ppcg_py.codegen import ast
-    monkeypatch.setattr(ast, "LIMITS", replace(ast.LIMITS, kernel_ast=1))
+    monkeypatch.setattr(ast, "LIMITS", replace(ast.LIMITS, scop_ast=1))
 
     def compiler(cfg, out_dir):
         status = main([*cfg.ppcg_args, "--output-dir", str(out_dir), str(cfg.source)])

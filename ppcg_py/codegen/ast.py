@@ -93,7 +93,7 @@ def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:
     """The SCoP's AST; built again without unrolling if isl fails on it."""
     schedule = memory.schedule
     try:
-        return bounded(scheduled.scop.ctx, LIMITS.kernel_ast, lambda: _AstBuilder(scheduled, memory).run(schedule))
+        return bounded(scheduled.scop.ctx, LIMITS.scop_ast, lambda: _AstBuilder(scheduled, memory).run(schedule))
     except OutOfOperations:
         pass
     except isl.Error as exc:
