@@ -138,7 +138,7 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
     if array.is_scalar:
         return _global(group, "scalar")
     relation = _relation(group)
-    reuse = not relation.is_injective()
+    reuse = _reuse(kernel, relation)
     reads = any(r.reads for r in group)
     writes = any(r.writes for r in group)
     refs = frozenset(r.tag for r in group)
@@ -165,6 +165,15 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
     if candidate.bytes > budget:
         return _global(group, f"tile of {candidate.bytes} bytes does not fit in shared memory")
     return candidate
+
+
+def _reuse(kernel: Kernel, relation: isl.UnionMap) -> bool:
+    """Whether two instances of one launch touch the same element. Instances of other
+    launches (other host loop values: heat-3d's time loop) are no reuse: a buffer does
+    not outlive its launch."""
+    if kernel.host_depth == 0:
+        return not relation.is_injective()
+    return not kernel.host_schedule.range_product(relation).is_injective()
 
 
 def _outer(kernel: Kernel, depth: int) -> isl.UnionMap:
