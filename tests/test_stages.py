@@ -39,7 +39,7 @@ def test_schedule_shows_the_final_tree_with_its_kernels_marked(tmp_path, capsys)
 def test_memory_shows_copies_and_each_group_placement(tmp_path, capsys):
     out = _dump_after("memory", tmp_path, capsys).splitlines()
     assert out[0] == "# memory of matmul (lines 26-38)"
-    assert "array A: copy in yes [0 .. ppcg_min(149, (ni - 1))][0 .. ppcg_min(89, (nk - 1))], copy out no" in out
+    assert "array A: copy in yes [0 .. ppcg_min(149, ni - 1)][0 .. ppcg_min(89, nk - 1)], copy out no" in out
     assert "kernel0: shared memory 8192 bytes" in out
     assert "  group A: shared shared_A[32][32] at depth 3 (reuse)" in out
     assert "  group C: private private_C[1][2] at depth 2 (reuse, one element set per thread)" in out

@@ -9,7 +9,8 @@ from pathlib import Path
 import islpy as isl
 from pycparser import c_ast
 
-from ppcg_py.codegen.statements import print_statement
+from ppcg_py.codegen.printer import c_lines
+from ppcg_py.codegen.statements import instance
 from ppcg_py.extract import extract_scops
 from ppcg_py.extract.model import Reference
 from ppcg_py.isl_context import maps_of, new_context
@@ -74,12 +75,14 @@ def test_statement_bodies_name_references_by_tag(tmp_path):
     scop = _scop(tmp_path, SAME_ELEMENT_TWICE)
     (stmt,) = scop.statements
     assert _references(stmt.body) == [acc.tag for acc in stmt.accesses]
-    texts = {acc.tag: f"{acc.array}_{acc.tag}" for acc in stmt.accesses}
-    printed = print_statement(stmt.body, texts, {})
-    assert printed == "A_ref_0 = (B_ref_1 * B_ref_2) + A_ref_3;"
+    names = {acc.tag: c_ast.ID(f"{acc.array}_{acc.tag}") for acc in stmt.accesses}
+
+    def printed(body):
+        return c_lines([instance(body, names, {})])
+    assert printed(stmt.body) == ["A_ref_0 = B_ref_1 * B_ref_2 + A_ref_3;"]
     # a copy of the model prints the same: nothing depends on object identity
-    assert print_statement(copy.deepcopy(stmt.body), texts, {}) == printed
-    assert print_statement(pickle.loads(pickle.dumps(stmt.body)), texts, {}) == printed
+    assert printed(copy.deepcopy(stmt.body)) == printed(stmt.body)
+    assert printed(pickle.loads(pickle.dumps(stmt.body))) == printed(stmt.body)
 
 
 def test_reference_groups_are_sets_of_tags():

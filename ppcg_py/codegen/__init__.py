@@ -10,19 +10,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import islpy as isl
+from pycparser import c_ast
 
 from ..extract.c_walk import identifier_names
 from ..isl_context import sets_of
-from ..memory import ArrayGroup, DeviceArray, KernelMemory, MemoryPlan
+from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
 from ..schedule import Kernel, ScheduledScop
 from .ast import CopyCall, Launch, ScopAst, StatementCall, Subscript, TransferCall, build_ast
 from .ast import dump as dump_ast
 
 __all__ = ["GeneratedFiles", "ScopAst", "build_ast", "dump_ast", "generate"]
-from .expr import c_expr, param_expr
-from .printer import AstPrinter
-from .statements import linearized, print_statement
+from .expr import c_expr, c_node, integer, param_node
+from .expr import call as call_node
+from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration
+from .statements import instance, linearized, subscripted
 
 if TYPE_CHECKING:
     import jinja2
@@ -134,94 +136,117 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     scop = scheduled.scop
     extents = array_extents(scheduled)
     nonempty = scop.domain.params().intersect(scop.context).coalesce()
-    devices = [_device_view(dev, extents[dev.array.name], scheduled.names.device, nonempty, scalars_by_pointer)
-               for dev in memory.arrays]
-    calls = _CallPrinter(ast, extents, devices)
+    transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], scheduled.names.device, nonempty,
+                                                   scalars_by_pointer, to_device=way)
+                 for dev in memory.arrays for way in (True, False)}
+    calls = _Calls(ast, extents, transfers)
     kernels: list[_KernelText] = []
-    variants: dict[str, list[list[str]]] = {}
+    variants: dict[str, list[tuple[list[str], str]]] = {}
 
-    def on_mark(name: str, mark: isl.AstNode, at: str) -> list[str]:
+    def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[mark.get_annotation().get_name()]
         args = _kernel_arguments(scheduled, memory, launch)
-        body = _declarations(memory.kernel(name)) + AstPrinter(calls.lines).lines(launch.body, "  ")
+        declarations = c_lines(_declarations(memory.kernel(name)), "  ")
+        body = declarations + ([""] if declarations else []) + \
+            c_lines(AstPrinter(calls.statements).statements(launch.body), "  ")
         # isl may generate one kernel's mark at several points of the host code, each
         # time under what is known there: one function per distinct body
         seen = variants.setdefault(name, [])
-        if body not in seen:
-            seen.append(body)
+        variant = (body, ", ".join(a.declaration for a in args))
+        if variant not in seen:
+            seen.append(variant)
             kernels.append(_kernel_text(launch, _function_name(name, len(seen) - 1), args, body))
-        return _launch_lines(launch, _function_name(name, seen.index(body)), args, scheduled.names.device, at)
+        return _launch(launch, _function_name(name, seen.index(variant)), args, scheduled.names.device)
 
-    body = AstPrinter(calls.lines, on_mark).lines(ast.root, indent + "    ")
+    body = c_lines(AstPrinter(calls.statements, on_mark).statements(ast.root), indent + "    ")
     guard_expr = isl.AstBuild.from_context(scop.context).expr_from_set(nonempty)
+    devices = [_device_view(dev, extents[dev.array.name], scheduled.names.device) for dev in memory.arrays]
     host = templates.get_template("host_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
         devices=devices, body=body, guard=c_expr(guard_expr))
     return host.rstrip("\n").split("\n"), kernels
 
 
-def array_extents(scheduled: ScheduledScop) -> dict[str, list[str]]:
+def array_extents(scheduled: ScheduledScop) -> dict[str, list[c_ast.Node]]:
     """The extents of every array as C expressions in the parameters."""
     scop = scheduled.scop
-    return {arr.name: [param_expr(e, scop.context) for e in arr.extents] for arr in scop.arrays}
+    return {arr.name: [param_node(e, scop.context) for e in arr.extents] for arr in scop.arrays}
 
 
 def _function_name(kernel: str, variant: int) -> str:
     return kernel if variant == 0 else f"{kernel}_{variant}"
 
 
-def _declarations(memory: KernelMemory) -> list[str]:
+def _declarations(memory: KernelMemory) -> list[c_ast.Node]:
     """The kernel's shared and private buffers."""
-    decls = [f"  __shared__ {g.element_type} {g.name}{_shape(g)};" for g in memory.groups if g.placement == "shared"]
-    decls += [f"  {g.element_type} {g.name}{_shape(g)};" for g in memory.groups if g.placement == "private"]
-    return decls + ([""] if decls else [])
+    return [declaration(g.name, None, type_name=g.element_type, dims=g.shape,
+                        storage=("__shared__",) if g.placement == "shared" else ())
+            for placement in ("shared", "private") for g in memory.groups if g.placement == placement]
 
 
-def _shape(group: ArrayGroup) -> str:
-    return "".join(f"[{e}]" for e in group.shape)
+class _Calls:
+    """The C statements of each user node of a SCoP's AST."""
 
-
-class _CallPrinter:
-    """The C lines of each user node of a SCoP's AST."""
-
-    def __init__(self, ast: ScopAst, extents: dict[str, list[str]], devices: list[dict]) -> None:
-        self.ast, self.extents = ast, extents
-        self.transfers = {(d["array"], True): d["copy_in"] for d in devices}
-        self.transfers.update({(d["array"], False): d["copy_out"] for d in devices})
+    def __init__(self, ast: ScopAst, extents: dict[str, list[c_ast.Node]],
+                 transfers: dict[tuple[str, bool], list[c_ast.Node]]) -> None:
+        self.ast, self.extents, self.transfers = ast, extents, transfers
         self.bodies = {s.name: s.body for s in ast.scop.statements}
 
-    def lines(self, key: str) -> list[str]:
+    def statements(self, key: str, loops: dict[str, tuple]) -> list[c_ast.Node]:
         call = self.ast.calls[key]
         if isinstance(call, StatementCall):
             references = {tag: self._element(ref) for tag, ref in call.references.items()}
-            iterators = {name: c_expr(e) for name, e in call.iterators.items()}
-            return [print_statement(self.bodies[call.statement], references, iterators)]
+            iterators = {name: c_node(e) for name, e in call.iterators.items()}
+            return _owned(call.owned, loops, instance(self.bodies[call.statement], references, iterators))
         if isinstance(call, CopyCall):
-            return [f"{self._element(call.target)} = {self._element(call.source)};"]
+            return _owned(call.owned, loops,
+                          c_ast.Assignment("=", self._element(call.target), self._element(call.source)))
         if isinstance(call, TransferCall):
             return self.transfers[(call.array, call.to_device)]
-        return ["__syncthreads();"]
+        return [call_node("__syncthreads")]
 
-    def _element(self, ref: Subscript) -> str:
-        indices = [c_expr(e) for e in ref.indices]
+    def _element(self, ref: Subscript) -> c_ast.Node:
+        indices = [c_node(e) for e in ref.indices]
         if ref.buffer:
-            return ref.name + "".join(f"[{i}]" for i in indices)
+            return subscripted(ref.name, indices)
         return linearized(ref.name, indices, self.extents[ref.name])
 
 
-def _device_view(dev: DeviceArray, extents: list[str], prefix: str, context: isl.Set,
-                 scalars_by_pointer: bool) -> dict:
+def _owned(owned: tuple, loops: dict[str, tuple], statement: c_ast.Node) -> list[c_ast.Node]:
+    """`statement` under the block ownership checks (see `ast.Ownership`) that the loops
+    around it do not make evident: a tile loop `for (c0 = b0; ...; c0 += grid)`, or the
+    single value `c0 = b0`, runs only the block's tiles, and so does tile `b0` itself."""
+    checks = [c_ast.BinaryOp("==", c_ast.BinaryOp("%", c_ast.BinaryOp("-", c_node(o.tile), c_ast.ID(o.block)),
+                                                  integer(o.grid)), integer(0))
+              for o in owned if not _evident(o, loops)]
+    if not checks:
+        return [statement]
+    condition = checks[0]
+    for check in checks[1:]:
+        condition = c_ast.BinaryOp("&&", condition, check)
+    return [c_ast.If(condition, c_ast.Compound([statement]), None)]
+
+
+def _evident(owned, loops: dict[str, tuple]) -> bool:
+    tile = c_node(owned.tile)
+    if isinstance(tile, c_ast.ID) and tile.name == owned.block:
+        return True
+    if not isinstance(tile, c_ast.ID) or tile.name not in loops:
+        return False
+    start, step = loops[tile.name]
+    return isinstance(start, c_ast.ID) and start.name == owned.block and (step is None or _is(step, owned.grid))
+
+
+def _device_view(dev: DeviceArray, extents: list[c_ast.Node], prefix: str) -> dict:
+    """What the file skeleton needs of a device array: its name, type and size."""
     arr = dev.array
-    size = " * ".join(f"({e})" for e in extents) if extents else "1"
-    return {"type": arr.element_type, "device": prefix + arr.name, "array": arr.name,
-            "bytes": f"({size}) * sizeof({arr.element_type})",
-            "copy_in": _transfer(dev, dev.in_box, extents, prefix, context, scalars_by_pointer, to_device=True),
-            "copy_out": _transfer(dev, dev.out_box, extents, prefix, context, scalars_by_pointer,
-                                  to_device=False)}
+    size = _product(extents) if extents else integer(1)
+    return {"type": arr.element_type, "device": prefix + arr.name,
+            "bytes": c_text(_mul(size, _sizeof(arr.element_type)))}
 
 
-def _transfer(dev: DeviceArray, box, extents: list[str], prefix: str, context: isl.Set,
-              scalars_by_pointer: bool, *, to_device: bool) -> list[str]:
+def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context: isl.Set,
+              scalars_by_pointer: bool, *, to_device: bool) -> list[c_ast.Node]:
     """The copy of one box of an array (nothing when it does not cross that way).
 
     One dimension: a contiguous range; more: a cudaMemcpy2D rectangle over the two
@@ -230,97 +255,137 @@ def _transfer(dev: DeviceArray, box, extents: list[str], prefix: str, context: i
     if not (dev.copy_in if to_device else dev.copy_out):
         return []
     arr = dev.array
-    t, device, host = arr.element_type, prefix + arr.name, f"(({arr.element_type} *) {arr.name})"
-    kind = "cudaMemcpyHostToDevice" if to_device else "cudaMemcpyDeviceToHost"
+    box = dev.in_box if to_device else dev.out_box
+    device, element = c_ast.ID(prefix + arr.name), _sizeof(arr.element_type)
+    kind = c_ast.ID("cudaMemcpyHostToDevice" if to_device else "cudaMemcpyDeviceToHost")
     if arr.is_scalar:
-        cell = arr.name if scalars_by_pointer else f"&{arr.name}"
+        cell = c_ast.ID(arr.name) if scalars_by_pointer else c_ast.UnaryOp("&", c_ast.ID(arr.name))
         src, dst = (cell, device) if to_device else (device, cell)
-        return [f"cudaCheckReturn(cudaMemcpy({dst}, {src}, sizeof({t}), {kind}));"]
+        return [call_node("cudaCheckReturn", call_node("cudaMemcpy", dst, src, element, kind))]
     known = context.align_params(box[0][0].get_space()).params()
     # every bound is a minimum or maximum of one box: all are defined where it is not empty
     where = box[0][0].domain().gist(known)
     if where.intersect(known.align_params(where.get_space())).is_empty():
         return []  # the box is empty wherever the SCoP runs (e.g. under --ctx)
-    (lo0, hi0), *rest = [(param_expr(lo, context), param_expr(hi, context)) for lo, hi in box]
-    inner = " * ".join(f"({e})" for e in extents[2:]) or "1"
+    (lo0, hi0), *rest = [(param_node(lo, context), param_node(hi, context)) for lo, hi in box]
+    host = c_ast.Cast(_pointer_type(arr.element_type), c_ast.ID(arr.name))
+    inner = _product(extents[2:]) if extents[2:] else integer(1)
+    rows = _count(lo0, hi0)
     if not rest:
-        offset, count = f"({lo0})", f"(({hi0}) - ({lo0}) + 1)"
-        src, dst = (f"{host} + {offset}", f"{device} + {offset}")
-        if not to_device:
-            src, dst = dst, src
-        call = f"cudaMemcpy({dst}, {src}, {count} * sizeof({t}), {kind})"
+        src, dst = _ends(host, device, lo0, to_device)
+        copy = call_node("cudaMemcpy", dst, src, _mul(rows, element), kind)
     else:
         lo1, hi1 = rest[0]
-        row = f"({extents[1]}) * {inner}"
-        offset = f"({lo0}) * {row} + ({lo1}) * {inner}"
-        src, dst = (f"{host} + {offset}", f"{device} + {offset}")
-        if not to_device:
-            src, dst = dst, src
-        pitch = f"{row} * sizeof({t})"
-        call = (f"cudaMemcpy2D({dst}, {pitch}, {src}, {pitch}, (({hi1}) - ({lo1}) + 1) * {inner} * sizeof({t}), "
-                f"({hi0}) - ({lo0}) + 1, {kind})")
-    line = f"cudaCheckReturn({call});"
-    if where.is_universe() if hasattr(where, "is_universe") else False:
-        return [line]
-    condition = c_expr(isl.AstBuild.from_context(context).expr_from_set(where.align_params(context.get_space())))
-    return [line] if condition == "1" else [f"if ({condition})", f"  {line}"]
+        row = _mul(extents[1], inner)
+        offset = _add(_mul(lo0, row), _mul(lo1, inner))
+        src, dst = _ends(host, device, offset, to_device)
+        pitch = _mul(row, element)
+        width = _mul(_mul(_count(lo1, hi1), inner), element)
+        copy = call_node("cudaMemcpy2D", dst, pitch, src, pitch, width, rows, kind)
+    statement = call_node("cudaCheckReturn", copy)
+    condition = c_node(isl.AstBuild.from_context(context).expr_from_set(where.align_params(context.get_space())))
+    if isinstance(condition, c_ast.Constant) and condition.value == "1":
+        return [statement]
+    return [c_ast.If(condition, c_ast.Compound([statement]), None)]
+
+
+def _add(a: c_ast.Node, b: c_ast.Node) -> c_ast.Node:
+    return a if _is(b, 0) else b if _is(a, 0) else c_ast.BinaryOp("+", a, b)
+
+
+def _mul(a: c_ast.Node, b: c_ast.Node) -> c_ast.Node:
+    if _is(a, 0) or _is(b, 0):
+        return integer(0)
+    return a if _is(b, 1) else b if _is(a, 1) else c_ast.BinaryOp("*", a, b)
+
+
+def _is(node: c_ast.Node, value: int) -> bool:
+    return isinstance(node, c_ast.Constant) and node.value.rstrip("L") == str(value)
+
+
+def _ends(host: c_ast.Node, device: c_ast.Node, offset: c_ast.Node, to_device: bool):
+    """(source, destination) of a copy that starts `offset` elements in."""
+    src, dst = _add(host, offset), _add(device, offset)
+    return (src, dst) if to_device else (dst, src)
+
+
+def _count(low: c_ast.Node, high: c_ast.Node) -> c_ast.Node:
+    return _add(high if _is(low, 0) else c_ast.BinaryOp("-", high, low), integer(1))
+
+
+def _product(factors: list[c_ast.Node]) -> c_ast.Node:
+    result = factors[0]
+    for factor in factors[1:]:
+        result = _mul(result, factor)
+    return result
+
+
+def _sizeof(type_name: str) -> c_ast.Node:
+    return c_ast.UnaryOp("sizeof", c_ast.Typename(None, [], None, c_ast.TypeDecl(
+        None, [], None, c_ast.IdentifierType(type_name.split()))))
+
+
+def _pointer_type(type_name: str) -> c_ast.Typename:
+    return c_ast.Typename(None, [], None, c_ast.PtrDecl([], c_ast.TypeDecl(
+        None, [], None, c_ast.IdentifierType(type_name.split()))))
 
 
 @dataclass(frozen=True)
 class _Argument:
-    declaration: str   # in the kernel's parameter list
-    value: str         # at the launch (a device pointer gets the device prefix)
-    is_device: bool
+    declaration: str        # in the kernel's parameter list
+    value: c_ast.Node       # at the launch (a device pointer gets the device prefix)
 
 
 def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Launch) -> list[_Argument]:
     scop = scheduled.scop
+    device = scheduled.names.device
     names = _statement_names(launch.kernel.domain)
     stmts = [s for s in scop.statements if s.name in names]
     used_arrays = {acc.array for s in stmts for acc in s.accesses}
     used_ids = {n for s in stmts for n in identifier_names(s.body)}
-    args = [_Argument(f"{dev.array.element_type} *{dev.array.name}", dev.array.name, True)
+    args = [_Argument(f"{dev.array.element_type} *{dev.array.name}", c_ast.ID(device + dev.array.name))
             for dev in memory.arrays if dev.array.name in used_arrays]
-    args += [_Argument(f"{t} {p}", p, False) for p, t in zip(scop.parameters, scop.parameter_types)]
-    args += [_Argument(f"{t} {n}", n, False) for n, t in scop.scalars_read_only if n in used_ids]
-    args += [_Argument(f"int {c}", value, False)
-             for c, value in zip(scheduled.names.iterators(launch.kernel.host_depth), map(c_expr, launch.host_values))]
+    args += [_Argument(f"{t} {p}", c_ast.ID(p)) for p, t in zip(scop.parameters, scop.parameter_types)]
+    args += [_Argument(f"{t} {n}", c_ast.ID(n)) for n, t in scop.scalars_read_only if n in used_ids]
+    args += [_Argument(f"int {c}", c_ast.ID(c)) for c in launch.host_iterators]
     return args
 
 
 def _kernel_text(launch: Launch, name: str, args: list[_Argument], body: list[str]) -> _KernelText:
     kernel = launch.kernel
-    id_lines = []
-    axes = ["x", "y", "z"]
-    if kernel.block_ids:
-        pairs = [f"{b} = blockIdx.{axes[len(kernel.block_ids) - 1 - k]}" for k, b in enumerate(kernel.block_ids)]
-        id_lines.append("int " + ", ".join(pairs) + ";")
-    if kernel.thread_ids:
-        pairs = [f"{t} = threadIdx.{axes[len(kernel.thread_ids) - 1 - k]}" for k, t in enumerate(kernel.thread_ids)]
-        id_lines.append("int " + ", ".join(pairs) + ";")
+    ids = [(kernel.block_ids, "blockIdx"), (kernel.thread_ids, "threadIdx")]
+    id_lines = [c_lines([c_ast.DeclList([declaration(n, c_ast.StructRef(c_ast.ID(dim3), ".", c_ast.ID(_AXES[len(names) - 1 - k])))
+                                         for k, n in enumerate(names)])])[0] + ";"
+                for names, dim3 in ids if names]
     parameters = ", ".join(a.declaration for a in args) or "void"
     max_threads = math.prod(kernel.sizes.block[:len(kernel.thread_ids)])
     return _KernelText(name, parameters, id_lines, body, max_threads)
 
 
-def _launch_lines(launch: Launch, function: str, args: list[_Argument], device_prefix: str, at: str) -> list[str]:
+_AXES = ("x", "y", "z")
+
+
+def _launch(launch: Launch, function: str, args: list[_Argument], device_prefix: str) -> list[c_ast.Node]:
+    """`{ dim3 kN_dimBlock(..); dim3 kN_dimGrid(..); kernelN <<<..>>> (..); cudaCheckKernel(); }`,
+    under the launch's guard."""
     kernel: Kernel = launch.kernel
     k = f"k{kernel.index}"
-    block = ", ".join(str(b) for b in reversed(kernel.sizes.block)) or "1"
-    grid = ", ".join(reversed(_grid_sizes(launch))) or "1"
-    values = ", ".join(device_prefix + a.value if a.is_device else a.value for a in args)
-    guard = c_expr(launch.guard)
-    opening = f"{at}{{" if guard in ("1", "(1)") else f"{at}if ({guard}) {{"
-    return [opening, f"{at}  dim3 {k}_dimBlock({block});", f"{at}  dim3 {k}_dimGrid({grid});",
-            f"{at}  {function} <<<{k}_dimGrid, {k}_dimBlock>>> ({values});",
-            f"{at}  cudaCheckKernel();", f"{at}}}"]
+    block = [integer(b) for b in reversed(kernel.sizes.block)] or [integer(1)]
+    grid = list(reversed(_grid_sizes(launch))) or [integer(1)]
+    body = c_ast.Compound([Dim3(f"{k}_dimBlock", block), Dim3(f"{k}_dimGrid", grid),
+                           KernelLaunch(function, f"{k}_dimGrid", f"{k}_dimBlock", [a.value for a in args]),
+                           call_node("cudaCheckKernel")])
+    guard = c_node(launch.guard)
+    if isinstance(guard, c_ast.Constant) and guard.value == "1":
+        return [body]
+    return [c_ast.If(guard, body, None)]
 
 
-def _grid_sizes(launch: Launch) -> list[str]:
+def _grid_sizes(launch: Launch) -> list[c_ast.Node]:
     sizes = []
     for size, at_least_one in zip(launch.grid, launch.at_least_one):
-        text = str(size) if isinstance(size, int) else c_expr(size)
-        sizes.append(f"ppcg_max(1, {text})" if at_least_one else text)
+        node = integer(size) if isinstance(size, int) else c_node(size)
+        sizes.append(call_node("ppcg_max", integer(1), node) if at_least_one else node)
     return sizes
 
 

@@ -15,7 +15,7 @@ built again with no loop unrolled: the same code, as loops.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
@@ -40,16 +40,31 @@ class Subscript:
 
 
 @dataclass(frozen=True)
+class Ownership:
+    """`(tile - block) % grid == 0`: the tile index of a block-mapped loop is one of
+    this block's. Printed around each statement and copy of a kernel whose grid may
+    wrap: isl's loop bounds should ensure it, but under the existentials of a wrapping
+    grid isl has printed a lower bound that is not a block's tile (fuzz 10:23: a
+    tile run by all three blocks of a grid of 3), and nothing inside checked again."""
+
+    tile: isl.AstExpr
+    block: str
+    grid: int
+
+
+@dataclass(frozen=True)
 class StatementCall:
     statement: str
     iterators: dict[str, isl.AstExpr]       # each original loop iterator in the generated ones
     references: dict[str, Subscript]        # each reference (by tag) as an element
+    owned: tuple[Ownership, ...] = ()
 
 
 @dataclass(frozen=True)
 class CopyCall:
     target: Subscript
     source: Subscript
+    owned: tuple[Ownership, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -74,8 +89,10 @@ class Launch:
     body: isl.AstNode
     grid: tuple[isl.AstExpr | int, ...]   # blocks per mapped dimension, outermost first
     at_least_one: tuple[bool, ...]        # whether a grid size must be printed as max(1, .)
-    host_values: tuple[isl.AstExpr, ...]  # the value of each host loop dimension here
     guard: isl.AstExpr                    # where the launch has instances, beyond the host guards
+    # the host loop iterators around the launch, which the kernel's AST may use: passed
+    # as they are (isl may scale a strided loop: its iterator is then not the schedule's value)
+    host_iterators: tuple[str, ...] = ()
 
 
 @dataclass
@@ -147,6 +164,8 @@ class _AstBuilder:
         guard.reraise()
         del h1, h2, h3
         self.result.root = root
+        for key, iterators in _iterators_around_marks(root).items():
+            self.result.launches[key] = replace(self.result.launches[key], host_iterators=iterators)
         return self.result
 
     # -- callbacks --------------------------------------------------------
@@ -162,7 +181,7 @@ class _AstBuilder:
         outer = build.get_schedule().intersect_domain(kernel.domain)  # the instances launched here
         grid, at_least_one = _grid(kernel, outer, build)
         self.result.launches[key] = Launch(kernel, node.mark_get_node(), grid, at_least_one,
-                                           _host_values(kernel, outer, build), _launch_guard(outer, build))
+                                           _launch_guard(outer, build))
         return node.set_annotation(isl.Id(key, context=self.scop.ctx))
 
     def _at_domain(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
@@ -203,7 +222,17 @@ class _AstBuilder:
                         isl.UnionSet.from_set(isl.Map.from_pw_multi_aff(instance).range()))))
             references[acc.tag] = _in_buffer(group, elements, _first(outer, group.level), build,
                                              self.scheduled.names.iterator)
-        return StatementCall(name, iterators, references)
+        return StatementCall(name, iterators, references, self._statement_owned(instance, build))
+
+    def _statement_owned(self, instance: isl.PwMultiAff, build: isl.AstBuild) -> tuple[Ownership, ...]:
+        kernel = self.kernels[self.kernel.kernel] if self.kernel is not None else None
+        if kernel is None or kernel.block_schedule is None:
+            return ()
+        at = isl.Map.from_pw_multi_aff(instance)
+        tiles = isl.PwMultiAff.from_map(at.apply_range(isl.Map.from_union_map(
+            kernel.block_schedule.intersect_domain(isl.UnionSet.from_set(at.range())))))
+        return tuple(Ownership(build.expr_from_pw_aff(tiles.get_pw_aff(k)), block, grid)
+                     for k, (block, grid) in enumerate(zip(kernel.block_ids, kernel.sizes.grid)))
 
     def _copy(self, group: ArrayGroup, read: bool, instance: isl.PwMultiAff, build: isl.AstBuild) -> CopyCall:
         """K_read_G[c0, .., e..]: the outer loop values are the instance's first dimensions."""
@@ -212,7 +241,11 @@ class _AstBuilder:
         local = _in_buffer(group, elements, _first(isl.Map.from_pw_multi_aff(instance), group.level), build,
                            self.scheduled.names.iterator)
         array = Subscript(group.array, tuple(build.expr_from_pw_aff(e) for e in elements))
-        return CopyCall(local, array) if read else CopyCall(array, local)
+        kernel = self.kernels[self.kernel.kernel]
+        owned = tuple(Ownership(build.expr_from_pw_aff(instance.get_pw_aff(kernel.host_depth + k)), block, grid)
+                      for k, (block, grid) in enumerate(zip(kernel.block_ids, kernel.sizes.grid))
+                      if kernel.host_depth + k < group.level)
+        return CopyCall(local, array, owned) if read else CopyCall(array, local, owned)
 
 
 def _first(values: isl.Map, count: int) -> isl.PwMultiAff:
@@ -253,17 +286,26 @@ def _local_index(element: isl.PwAff, dim, outer: isl.PwMultiAff, prefix: str) ->
 
 
 # -- launches -----------------------------------------------------------------
-def _host_values(kernel: Kernel, outer: isl.UnionMap, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
-    """The host loop values at a launch, from the instances under the mark.
+def _iterators_around_marks(root: isl.AstNode) -> dict[str, tuple[str, ...]]:
+    """For each kernel mark (by its annotation), the iterators of the loops around it."""
+    found: dict[str, tuple[str, ...]] = {}
 
-    isl may fold a host loop away where it has a single value (then the build has
-    fewer dimensions than the kernel has host loops): the values still follow from
-    the instances the launch runs."""
-    if kernel.host_depth == 0:
-        return ()
-    here = outer.reverse().apply_range(kernel.host_schedule)
-    values = isl.PwMultiAff.from_map(isl.Map.from_union_map(here))
-    return tuple(build.expr_from_pw_aff(values.get_pw_aff(k)) for k in range(kernel.host_depth))
+    def walk(node: isl.AstNode, around: tuple[str, ...]) -> None:
+        kind = node.get_type()
+        if kind == isl.ast_node_type.block:
+            children = node.block_get_children()
+            for k in range(children.n_ast_node()):
+                walk(children.get_at(k), around)
+        elif kind == isl.ast_node_type.for_:
+            walk(node.for_get_body(), around + (node.for_get_iterator().get_id().get_name(),))
+        elif kind == isl.ast_node_type.if_:
+            walk(node.if_get_then_node(), around)
+            if node.if_has_else_node():
+                walk(node.if_get_else_node(), around)
+        elif kind == isl.ast_node_type.mark:
+            found[node.get_annotation().get_name()] = around
+    walk(root, ())
+    return found
 
 
 def _launch_guard(outer: isl.UnionMap, build: isl.AstBuild) -> isl.AstExpr:

@@ -11,54 +11,78 @@ that size is printed as a long, which makes the sum around it 64-bit.
 from __future__ import annotations
 
 import islpy as isl
+from pycparser import c_ast
 
 OP = isl.ast_expr_op_type
 BINARY = {OP.add: "+", OP.sub: "-", OP.mul: "*", OP.div: "/", OP.pdiv_q: "/", OP.pdiv_r: "%",
           OP.zdiv_r: "%", OP.eq: "==", OP.le: "<=", OP.lt: "<", OP.ge: ">=", OP.gt: ">",
           OP.and_: "&&", OP.and_then: "&&", OP.or_: "||", OP.or_else: "||"}
-
+HELPERS = {OP.min: "ppcg_min", OP.max: "ppcg_max"}
 
 _SMALL = 2**15 - 1   # an int constant: times any int below 2^16 it stays within an int
 
 
-def c_expr(expr: isl.AstExpr) -> str:
+def c_node(expr: isl.AstExpr) -> c_ast.Node:
+    """An isl AST expression as a pycparser expression node."""
     kind = expr.get_type()
     if kind == isl.ast_expr_type.int:
-        value = expr.get_val().to_python()
-        return f"{value}L" if abs(value) > _SMALL else str(value)
+        return integer(expr.get_val().to_python())
     if kind == isl.ast_expr_type.id:
-        return expr.get_id().get_name()
+        return c_ast.ID(expr.get_id().get_name())
     op = expr.get_op_type()
-    args = [c_expr(expr.get_op_arg(k)) for k in range(expr.get_op_n_arg())]
+    args = [c_node(expr.get_op_arg(k)) for k in range(expr.get_op_n_arg())]
     if op in BINARY:
-        return f"({args[0]} {BINARY[op]} {args[1]})"
+        return c_ast.BinaryOp(BINARY[op], args[0], args[1])
     if op == OP.minus:
-        return f"(-{args[0]})"
-    if op in (OP.min, OP.max):
-        name = "ppcg_min" if op == OP.min else "ppcg_max"
+        return c_ast.UnaryOp("-", args[0])
+    if op in HELPERS:
         result = args[0]
         for arg in args[1:]:
-            result = f"{name}({result}, {arg})"
+            result = call(HELPERS[op], result, arg)
         return result
     if op == OP.fdiv_q:
-        return f"ppcg_floord({args[0]}, {args[1]})"
+        return call("ppcg_floord", args[0], args[1])
     if op in (OP.cond, OP.select):
-        return f"({args[0]} ? {args[1]} : {args[2]})"
+        return c_ast.TernaryOp(args[0], args[1], args[2])
     if op == OP.call:
-        return f"{args[0]}({', '.join(args[1:])})"
+        return c_ast.FuncCall(args[0], c_ast.ExprList(args[1:]))
     if op == OP.access:
-        return args[0] + "".join(f"[{a}]" for a in args[1:])
+        result = args[0]
+        for arg in args[1:]:
+            result = c_ast.ArrayRef(result, arg)
+        return result
     if op == OP.member:
-        return f"{args[0]}.{args[1]}"
+        return c_ast.StructRef(args[0], ".", args[1])
     if op == OP.address_of:
-        return f"(&{args[0]})"
+        return c_ast.UnaryOp("&", args[0])
     raise ValueError(f"unsupported isl AST operation {op}")
 
 
-def param_expr(pa: isl.PwAff, context: isl.Set) -> str:
-    """C text of an expression of the parameters only, simplified under `context`."""
+def integer(value: int) -> c_ast.Constant:
+    """An integer constant; a large one is a long (see the module docstring)."""
+    return c_ast.Constant("int", f"{value}L" if abs(value) > _SMALL else str(value))
+
+
+def call(name: str, *args: c_ast.Node) -> c_ast.FuncCall:
+    return c_ast.FuncCall(c_ast.ID(name), c_ast.ExprList(list(args)))
+
+
+def c_expr(expr: isl.AstExpr) -> str:
+    """An isl AST expression as C text."""
+    from .printer import c_text
+    return c_text(c_node(expr))
+
+
+def param_node(pa: isl.PwAff, context: isl.Set) -> c_ast.Node:
+    """An expression of the parameters only, simplified under `context`."""
     context = context.align_params(pa.get_space()).params()
     pa = pa.align_params(context.get_space())
     if not pa.get_domain_space().is_params():
         pa = pa.project_domain_on_params()
-    return c_expr(isl.AstBuild.from_context(context).expr_from_pw_aff(pa.gist_params(context).coalesce()))
+    return c_node(isl.AstBuild.from_context(context).expr_from_pw_aff(pa.gist_params(context).coalesce()))
+
+
+def param_expr(pa: isl.PwAff, context: isl.Set) -> str:
+    """C text of an expression of the parameters only, simplified under `context`."""
+    from .printer import c_text
+    return c_text(param_node(pa, context))

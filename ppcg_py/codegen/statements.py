@@ -1,48 +1,62 @@
-"""Reprint a statement's C body with device subscripts and new iterators.
+"""A statement's C body at one point of the generated code.
 
-Every array reference becomes a linearised access to the device copy
-(`A[(i) * (n) + (j)]`), every written scalar the element `x[0]` of its device
-cell, every loop iterator the isl expression that computes it from the
-generated loops.
+Every reference (a `Reference` node, named by its tag) becomes the element the
+memory stage chose for it: a buffer element (`shared_A[t0][c5]`) or a linearised
+element of the device copy (`A[i * n + j]`, a written scalar `x[0]`); every loop
+iterator becomes the isl expression that computes it from the generated loops.
+The substitution is made in a copy of the tree, so that the generator puts the
+parentheses the new expressions need.
 """
 from __future__ import annotations
 
-from pycparser import c_ast, c_generator
+import copy
+
+from pycparser import c_ast
 
 from ..extract.model import Reference
 
 
-class StatementPrinter(c_generator.CGenerator):
-    """A C generator that prints each reference as given for its tag, and
-    substitutes loop iterators."""
-
-    def __init__(self, references: dict[str, str], iterators: dict[str, str]) -> None:
-        super().__init__()
-        self.references = references
-        self.iterators = iterators
-
-    def visit_Reference(self, node: Reference) -> str:
-        return self.references[node.tag]
-
-    def _is_simple_node(self, node: c_ast.Node) -> bool:
-        """A reference prints as a subscripted name: no parentheses needed around it."""
-        return isinstance(node, Reference) or super()._is_simple_node(node)
-
-    def visit_ID(self, node: c_ast.ID) -> str:
-        if node.name in self.iterators:
-            return f"({self.iterators[node.name]})"
-        return node.name
+def instance(body: c_ast.Node, references: dict[str, c_ast.Node], iterators: dict[str, c_ast.Node]) -> c_ast.Node:
+    """`body` with references and iterators replaced (the body itself is left as it is)."""
+    return _substituted(copy.deepcopy(body), references, iterators)
 
 
-def linearized(name: str, indices: list[str], extents: list[str]) -> str:
-    """`name[((i0) * E1 + i1) * E2 + i2]` for a row-major array."""
+def _substituted(node: c_ast.Node, references: dict[str, c_ast.Node], iterators: dict[str, c_ast.Node]):
+    if isinstance(node, Reference):
+        return copy.deepcopy(references[node.tag])
+    if isinstance(node, c_ast.ID) and node.name in iterators:
+        return copy.deepcopy(iterators[node.name])
+    for slot in node.__slots__:
+        if slot in ("coord", "__weakref__") or not hasattr(node, slot):
+            continue
+        value = getattr(node, slot)
+        if isinstance(value, c_ast.Node) and not _is_name(node, slot):
+            setattr(node, slot, _substituted(value, references, iterators))
+        elif isinstance(value, list):
+            setattr(node, slot, [_substituted(v, references, iterators) if isinstance(v, c_ast.Node) else v
+                                 for v in value])
+    return node
+
+
+def _is_name(node: c_ast.Node, slot: str) -> bool:
+    """A called function's name or a member's name is no iterator."""
+    return (isinstance(node, c_ast.FuncCall) and slot == "name") or (isinstance(node, c_ast.StructRef)
+                                                                     and slot == "field")
+
+
+def linearized(name: str, indices: list[c_ast.Node], extents: list[c_ast.Node]) -> c_ast.ArrayRef:
+    """`name[(i0 * E1 + i1) * E2 + i2]` for a row-major array; a scalar is `name[0]`."""
     if not indices:
-        return f"{name}[0]"
+        return c_ast.ArrayRef(c_ast.ID(name), c_ast.Constant("int", "0"))
     flat = indices[0]
     for index, extent in zip(indices[1:], extents[1:]):
-        flat = f"({flat}) * ({extent}) + {index}"
-    return f"{name}[{flat}]"
+        flat = c_ast.BinaryOp("+", c_ast.BinaryOp("*", flat, extent), index)
+    return c_ast.ArrayRef(c_ast.ID(name), flat)
 
 
-def print_statement(body: c_ast.Node, references: dict[str, str], iterators: dict[str, str]) -> str:
-    return StatementPrinter(references, iterators).visit(body) + ";"
+def subscripted(name: str, indices: list[c_ast.Node]) -> c_ast.Node:
+    """`name[i0][i1]...`"""
+    result: c_ast.Node = c_ast.ID(name)
+    for index in indices:
+        result = c_ast.ArrayRef(result, index)
+    return result
