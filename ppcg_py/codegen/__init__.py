@@ -23,7 +23,7 @@ from .ast import dump as dump_ast
 __all__ = ["GeneratedFiles", "ScopAst", "build_ast", "dump_ast", "generate"]
 from .expr import c_expr, c_node, integer, param_node
 from .expr import call as call_node
-from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration
+from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
 from .statements import instance, linearized, subscripted
 
 if TYPE_CHECKING:
@@ -123,12 +123,14 @@ def _templates() -> jinja2.Environment:
 def _wrapper_interface(scheduled: ScheduledScop, name: str) -> tuple[str, str]:
     """The C signature of a SCoP's device function and its call in the host file."""
     scop = scheduled.scop
-    params = [f"{t} {p}" for p, t in zip(scop.parameters, scop.parameter_types)]
-    params += [f"{t} {n}" for n, t in scop.scalars_read_only]
-    params += [f"{a.element_type} *{a.name}" for a in scop.arrays]
-    args = list(scop.parameters) + [n for n, _ in scop.scalars_read_only]
-    args += [f"&{a.name}" if a.is_scalar else f"({a.element_type} *) {a.name}" for a in scop.arrays]
-    return f"void {name}({', '.join(params) or 'void'})", f"{name}({', '.join(args)})"
+    params = [parameter(t, p) for p, t in zip(scop.parameters, scop.parameter_types)]
+    params += [parameter(t, n) for n, t in scop.scalars_read_only]
+    params += [parameter(a.element_type, a.name, pointer=True) for a in scop.arrays]
+    args: list[c_ast.Node] = [c_ast.ID(p) for p in scop.parameters] + [c_ast.ID(n) for n, _ in scop.scalars_read_only]
+    args += [c_ast.UnaryOp("&", c_ast.ID(a.name)) if a.is_scalar else c_ast.Cast(_pointer_type(a.element_type),
+                                                                               c_ast.ID(a.name))
+             for a in scop.arrays]
+    return f"void {name}({parameter_list(params)})", c_text(call_node(name, *args))
 
 
 def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, indent: str, options: Options,
@@ -152,7 +154,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
         # isl may generate one kernel's mark at several points of the host code, each
         # time under what is known there: one function per distinct body
         seen = variants.setdefault(name, [])
-        variant = (body, ", ".join(a.declaration for a in args))
+        variant = (body, parameter_list([a.declaration for a in args]))
         if variant not in seen:
             seen.append(variant)
             kernels.append(_kernel_text(launch, _function_name(name, len(seen) - 1), args, body))
@@ -332,7 +334,7 @@ def _pointer_type(type_name: str) -> c_ast.Typename:
 
 @dataclass(frozen=True)
 class _Argument:
-    declaration: str        # in the kernel's parameter list
+    declaration: c_ast.Decl   # in the kernel's parameter list
     value: c_ast.Node       # at the launch (a device pointer gets the device prefix)
 
 
@@ -343,26 +345,28 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
     stmts = [s for s in scop.statements if s.name in names]
     used_arrays = {acc.array for s in stmts for acc in s.accesses}
     used_ids = {n for s in stmts for n in identifier_names(s.body)}
-    args = [_Argument(f"{dev.array.element_type} *{dev.array.name}", c_ast.ID(device + dev.array.name))
+    args = [_Argument(parameter(dev.array.element_type, dev.array.name, pointer=True), c_ast.ID(device + dev.array.name))
             for dev in memory.arrays if dev.array.name in used_arrays]
-    args += [_Argument(f"{t} {p}", c_ast.ID(p)) for p, t in zip(scop.parameters, scop.parameter_types)]
-    args += [_Argument(f"{t} {n}", c_ast.ID(n)) for n, t in scop.scalars_read_only if n in used_ids]
-    args += [_Argument(f"int {c}", c_ast.ID(c)) for c in launch.host_iterators]
+    args += [_Argument(parameter(t, p), c_ast.ID(p)) for p, t in zip(scop.parameters, scop.parameter_types)]
+    args += [_Argument(parameter(t, n), c_ast.ID(n)) for n, t in scop.scalars_read_only if n in used_ids]
+    args += [_Argument(parameter("int", c), c_ast.ID(c)) for c in launch.host_iterators]
     return args
 
 
 def _kernel_text(launch: Launch, name: str, args: list[_Argument], body: list[str]) -> _KernelText:
     kernel = launch.kernel
-    ids = [(kernel.block_ids, "blockIdx"), (kernel.thread_ids, "threadIdx")]
-    id_lines = [c_lines([c_ast.DeclList([declaration(n, c_ast.StructRef(c_ast.ID(dim3), ".", c_ast.ID(_AXES[len(names) - 1 - k])))
-                                         for k, n in enumerate(names)])])[0] + ";"
-                for names, dim3 in ids if names]
-    parameters = ", ".join(a.declaration for a in args) or "void"
+    id_lines = [_ids(names, built_in) for names, built_in in ((kernel.block_ids, "blockIdx"),
+                                                               (kernel.thread_ids, "threadIdx")) if names]
+    parameters = parameter_list([a.declaration for a in args])
     max_threads = math.prod(kernel.sizes.block[:len(kernel.thread_ids)])
     return _KernelText(name, parameters, id_lines, body, max_threads)
 
 
-_AXES = ("x", "y", "z")
+def _ids(names: tuple[str, ...], built_in: str) -> str:
+    """`int b0 = blockIdx.y, b1 = blockIdx.x;`: the innermost id is x."""
+    axes = ("x", "y", "z")[:len(names)][::-1]
+    values = [c_ast.StructRef(c_ast.ID(built_in), ".", c_ast.ID(axis)) for axis in axes]
+    return c_text(c_ast.DeclList([declaration(n, v) for n, v in zip(names, values)])) + ";"
 
 
 def _launch(launch: Launch, function: str, args: list[_Argument], device_prefix: str) -> list[c_ast.Node]:

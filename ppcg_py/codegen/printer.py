@@ -146,5 +146,18 @@ def declaration(name: str, init: c_ast.Node | None, *, type_name: str = "int", c
     return c_ast.Decl(name, quals, [], list(storage), [], declared, init, None)
 
 
+def parameter(type_name: str, name: str, *, pointer: bool = False) -> c_ast.Decl:
+    """A function parameter `type name` or `type *name`."""
+    declared: c_ast.Node = c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(type_name.split()))
+    if pointer:
+        declared = c_ast.PtrDecl([], declared)
+    return c_ast.Decl(name, [], [], [], [], declared, None, None)
+
+
+def parameter_list(parameters: list[c_ast.Decl]) -> str:
+    """`type a, type *b` (`void` for none)."""
+    return ", ".join(c_text(p) for p in parameters) or "void"
+
+
 def _is_one(node: c_ast.Node) -> bool:
     return isinstance(node, c_ast.Constant) and node.value == "1"
