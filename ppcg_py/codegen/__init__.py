@@ -21,7 +21,7 @@ from .ast import CopyCall, Launch, ScopAst, StatementCall, Subscript, TransferCa
 from .ast import dump as dump_ast
 
 __all__ = ["GeneratedFiles", "ScopAst", "build_ast", "dump_ast", "generate"]
-from .expr import c_expr, c_node, integer, param_node
+from .expr import c_expr, c_node, integer, is_constant, param_node
 from .expr import call as call_node
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
 from .statements import instance, linearized, subscripted
@@ -236,7 +236,7 @@ def _evident(owned, loops: dict[str, tuple]) -> bool:
     if not isinstance(tile, c_ast.ID) or tile.name not in loops:
         return False
     start, step = loops[tile.name]
-    return isinstance(start, c_ast.ID) and start.name == owned.block and (step is None or _is(step, owned.grid))
+    return isinstance(start, c_ast.ID) and start.name == owned.block and (step is None or is_constant(step, owned.grid))
 
 
 def _device_view(dev: DeviceArray, extents: list[c_ast.Node], prefix: str) -> dict:
@@ -286,23 +286,19 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
         copy = call_node("cudaMemcpy2D", dst, pitch, src, pitch, width, rows, kind)
     statement = call_node("cudaCheckReturn", copy)
     condition = c_node(isl.AstBuild.from_context(context).expr_from_set(where.align_params(context.get_space())))
-    if isinstance(condition, c_ast.Constant) and condition.value == "1":
+    if is_constant(condition, 1):
         return [statement]
     return [c_ast.If(condition, c_ast.Compound([statement]), None)]
 
 
 def _add(a: c_ast.Node, b: c_ast.Node) -> c_ast.Node:
-    return a if _is(b, 0) else b if _is(a, 0) else c_ast.BinaryOp("+", a, b)
+    return a if is_constant(b, 0) else b if is_constant(a, 0) else c_ast.BinaryOp("+", a, b)
 
 
 def _mul(a: c_ast.Node, b: c_ast.Node) -> c_ast.Node:
-    if _is(a, 0) or _is(b, 0):
+    if is_constant(a, 0) or is_constant(b, 0):
         return integer(0)
-    return a if _is(b, 1) else b if _is(a, 1) else c_ast.BinaryOp("*", a, b)
-
-
-def _is(node: c_ast.Node, value: int) -> bool:
-    return isinstance(node, c_ast.Constant) and node.value.rstrip("L") == str(value)
+    return a if is_constant(b, 1) else b if is_constant(a, 1) else c_ast.BinaryOp("*", a, b)
 
 
 def _ends(host: c_ast.Node, device: c_ast.Node, offset: c_ast.Node, to_device: bool):
@@ -312,7 +308,7 @@ def _ends(host: c_ast.Node, device: c_ast.Node, offset: c_ast.Node, to_device: b
 
 
 def _count(low: c_ast.Node, high: c_ast.Node) -> c_ast.Node:
-    return _add(high if _is(low, 0) else c_ast.BinaryOp("-", high, low), integer(1))
+    return _add(high if is_constant(low, 0) else c_ast.BinaryOp("-", high, low), integer(1))
 
 
 def _product(factors: list[c_ast.Node]) -> c_ast.Node:
@@ -380,7 +376,7 @@ def _launch(launch: Launch, function: str, args: list[_Argument], device_prefix:
                            KernelLaunch(function, f"{k}_dimGrid", f"{k}_dimBlock", [a.value for a in args]),
                            call_node("cudaCheckKernel")])
     guard = c_node(launch.guard)
-    if isinstance(guard, c_ast.Constant) and guard.value == "1":
+    if is_constant(guard, 1):
         return [body]
     return [c_ast.If(guard, body, None)]
 

@@ -203,49 +203,47 @@ class _AstBuilder:
     # -- calls ------------------------------------------------------------
     def _statement(self, name: str, instance: isl.PwMultiAff, build: isl.AstBuild) -> StatementCall:
         stmt = self.statements[name]
+        kernel = self.kernels[self.kernel.kernel] if self.kernel is not None else None
         groups = {tag: g for g in self.kernel.groups if g.placement != "global" for tag in g.refs} \
             if self.kernel is not None else {}
         iterators = {it: build.expr_from_pw_aff(instance.get_pw_aff(k)) for k, it in enumerate(stmt.iterators)}
-        outer = None
+        # the outer loop values (host, then tile) of this instance, from its kernel
+        outer = _values_at(instance, kernel.outer_schedule) if kernel is not None and kernel.thread_ids else None
         references = {}
         for acc in stmt.accesses:
             index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(instance)
             elements = [index.get_pw_aff(k) for k in range(index.dim(isl.dim_type.out))]
             group = groups.get(acc.tag)
-            if group is None:
-                references[acc.tag] = Subscript(acc.array, tuple(build.expr_from_pw_aff(e) for e in elements))
-                continue
-            if outer is None:       # the outer loop values of this instance, from its kernel
-                kernel = self.kernels[self.kernel.kernel]
-                outer = isl.Map.from_pw_multi_aff(instance).apply_range(
-                    isl.Map.from_union_map(kernel.outer_schedule.intersect_domain(
-                        isl.UnionSet.from_set(isl.Map.from_pw_multi_aff(instance).range()))))
-            references[acc.tag] = _in_buffer(group, elements, _first(outer, group.level), build,
-                                             self.scheduled.names.iterator)
-        return StatementCall(name, iterators, references, self._statement_owned(instance, build))
-
-    def _statement_owned(self, instance: isl.PwMultiAff, build: isl.AstBuild) -> tuple[Ownership, ...]:
-        kernel = self.kernels[self.kernel.kernel] if self.kernel is not None else None
-        if kernel is None or kernel.block_schedule is None:
-            return ()
-        at = isl.Map.from_pw_multi_aff(instance)
-        tiles = isl.PwMultiAff.from_map(at.apply_range(isl.Map.from_union_map(
-            kernel.block_schedule.intersect_domain(isl.UnionSet.from_set(at.range())))))
-        return tuple(Ownership(build.expr_from_pw_aff(tiles.get_pw_aff(k)), block, grid)
-                     for k, (block, grid) in enumerate(zip(kernel.block_ids, kernel.sizes.grid)))
+            references[acc.tag] = Subscript(acc.array, tuple(build.expr_from_pw_aff(e) for e in elements)) \
+                if group is None else _in_buffer(group, elements, _first(outer, group.level), build,
+                                                 self.scheduled.names.iterator)
+        owned = _ownership(kernel, outer, kernel.depth, build) if outer is not None else ()
+        return StatementCall(name, iterators, references, owned)
 
     def _copy(self, group: ArrayGroup, read: bool, instance: isl.PwMultiAff, build: isl.AstBuild) -> CopyCall:
         """K_read_G[c0, .., e..]: the outer loop values are the instance's first dimensions."""
         first = instance.dim(isl.dim_type.out) - group.rank
         elements = [instance.get_pw_aff(first + k) for k in range(group.rank)]
-        local = _in_buffer(group, elements, _first(isl.Map.from_pw_multi_aff(instance), group.level), build,
-                           self.scheduled.names.iterator)
+        outer = isl.Map.from_pw_multi_aff(instance)
+        local = _in_buffer(group, elements, _first(outer, group.level), build, self.scheduled.names.iterator)
         array = Subscript(group.array, tuple(build.expr_from_pw_aff(e) for e in elements))
-        kernel = self.kernels[self.kernel.kernel]
-        owned = tuple(Ownership(build.expr_from_pw_aff(instance.get_pw_aff(kernel.host_depth + k)), block, grid)
-                      for k, (block, grid) in enumerate(zip(kernel.block_ids, kernel.sizes.grid))
-                      if kernel.host_depth + k < group.level)
+        owned = _ownership(self.kernels[self.kernel.kernel], outer, group.level, build)
         return CopyCall(local, array, owned) if read else CopyCall(array, local, owned)
+
+
+def _values_at(instance: isl.PwMultiAff, schedule: isl.UnionMap) -> isl.Map:
+    """Schedule -> the values `schedule` gives the instance executed there."""
+    at = isl.Map.from_pw_multi_aff(instance)
+    return at.apply_range(isl.Map.from_union_map(schedule.intersect_domain(isl.UnionSet.from_set(at.range()))))
+
+
+def _ownership(kernel: Kernel, outer: isl.Map, known: int, build: isl.AstBuild) -> tuple[Ownership, ...]:
+    """The block ownership of the tiles among the first `known` outer values (host
+    dimensions, then the tile dimensions whose first ones are block-mapped)."""
+    values = isl.PwMultiAff.from_map(outer)
+    return tuple(Ownership(build.expr_from_pw_aff(values.get_pw_aff(kernel.host_depth + k)), block, grid)
+                 for k, (block, grid) in enumerate(zip(kernel.block_ids, kernel.sizes.grid))
+                 if kernel.host_depth + k < known)
 
 
 def _first(values: isl.Map, count: int) -> isl.PwMultiAff:

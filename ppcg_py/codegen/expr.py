@@ -63,6 +63,11 @@ def integer(value: int) -> c_ast.Constant:
     return c_ast.Constant("int", f"{value}L" if abs(value) > _SMALL else str(value))
 
 
+def is_constant(node: c_ast.Node, value: int) -> bool:
+    """Whether `node` is the integer constant `value` (`integer` may have written it as a long)."""
+    return isinstance(node, c_ast.Constant) and node.value.rstrip("L") == str(value)
+
+
 def call(name: str, *args: c_ast.Node) -> c_ast.FuncCall:
     return c_ast.FuncCall(c_ast.ID(name), c_ast.ExprList(list(args)))
 

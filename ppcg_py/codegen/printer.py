@@ -13,7 +13,7 @@ from collections.abc import Callable
 import islpy as isl
 from pycparser import c_ast, c_generator
 
-from .expr import c_node
+from .expr import c_node, is_constant
 
 NODE = isl.ast_node_type
 
@@ -126,7 +126,7 @@ class AstPrinter:
         del self.loops[iterator.name]
         if inc is None:
             return c_ast.Compound([declaration(iterator.name, start, constant=True), *body])
-        step = c_ast.UnaryOp("p++", iterator) if _is_one(inc) else c_ast.Assignment("+=", iterator, inc)
+        step = c_ast.UnaryOp("p++", iterator) if is_constant(inc, 1) else c_ast.Assignment("+=", iterator, inc)
         return c_ast.For(c_ast.DeclList([declaration(iterator.name, start)]),
                          c_node(node.for_get_cond()), step, c_ast.Compound(body))
 
@@ -157,7 +157,3 @@ def parameter(type_name: str, name: str, *, pointer: bool = False) -> c_ast.Decl
 def parameter_list(parameters: list[c_ast.Decl]) -> str:
     """`type a, type *b` (`void` for none)."""
     return ", ".join(c_text(p) for p in parameters) or "void"
-
-
-def _is_one(node: c_ast.Node) -> bool:
-    return isinstance(node, c_ast.Constant) and node.value == "1"

@@ -21,6 +21,7 @@ thread's own. The host transfers are statements `to_device_A[]` and
 """
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 
 import islpy as isl
@@ -76,7 +77,7 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
             kind = isl.ast_loop_type.unroll if k < unrolled else isl.ast_loop_type.atomic
             point = point.band_member_set_ast_loop_type(k, kind)
         schedule = point.get_schedule()
-    syncs = iter(range(1000))
+    syncs = itertools.count()
     for level in sorted({g.level for g in local}, reverse=True):
         here = [g for g in local if g.level == level]
         shared = [g for g in here if g.placement == "shared"]
