@@ -4,10 +4,12 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import islpy as isl
 import pytest
 
+from ppcg_py.cli import main
 from ppcg_py.isl_context import new_context
 from ppcg_py.memory.box import fixed_box
 from ppcg_py.verify.harness import VerifyConfig, run_ppcg, verify
@@ -198,3 +200,17 @@ def test_writes_across_launches_are_no_reuse(tmp_path):
     report, code = _compile(tmp_path, "jacobi-1d")
     assert "private_" not in code, report
     assert re.search(r"group B: global \(no reuse and coalesced\)", report), report
+
+
+def test_block_ownership_is_checked_only_where_the_loops_do_not_show_it(tmp_path):
+    """gemm's tile loops start at the block id and step by the grid: no check. A fused
+    kernel under a wrapping grid of 3 (fuzz 10:23) gets `(tile - b) % 3 == 0` checks."""
+    _, code = _compile(tmp_path, "gemm")
+    assert not re.search(r"% 256L? == 0", code), code
+    wrapped = Path(__file__).parent / "regressions" / "wrapped_grid_tile_of_every_block.c"
+    out = tmp_path / "wrapped"
+    out.mkdir()
+    assert main(["--sizes", "{ kernel[i] -> tile[8]; kernel[i] -> grid[3] }", "--output-dir", str(out),
+                 str(wrapped)]) == 0
+    kernel = (out / "wrapped_grid_tile_of_every_block_kernel.cu").read_text()
+    assert re.search(r"\(c0 - b_0\) % 3 == 0", kernel), kernel
