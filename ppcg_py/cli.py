@@ -59,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ctx", default=None, help="constraints on the parameters, e.g. '[n] -> { : n >= 32 }'")
     p.add_argument("--assume-non-negative-parameters", action="store_true")
     p.add_argument("--no-reschedule", action="store_true", help="keep the original schedule")
+    p.add_argument("--live-range-reordering", dest="live_range_reordering", action="store_true", default=True,
+                   help="let the scheduler reorder live ranges of a variable that stay within one "
+                        "iteration, as PPCG does [on]")
+    p.add_argument("--no-live-range-reordering", dest="live_range_reordering", action="store_false",
+                   help="keep every anti and output dependence")
     p.add_argument("--schedule-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="bound on isl's scheduler per SCoP, in CPU seconds; then the original loop order "
                         "is kept [30]")
@@ -99,6 +104,7 @@ def options_from(args: argparse.Namespace) -> Options:
         include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), output_dir=output_dir,
         tile_size=args.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes, context=args.ctx,
         assume_nonneg=args.assume_non_negative_parameters, reschedule=not args.no_reschedule,
+        live_range_reordering=args.live_range_reordering,
         schedule_timeout=args.schedule_timeout, timeout=args.timeout,
         isl_max_operations=args.isl_max_operations, dataflow_max_operations=args.dataflow_max_operations,
         serialize_sccs=args.isl_schedule_serialize_sccs, whole_component=args.isl_schedule_whole_component,

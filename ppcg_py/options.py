@@ -17,6 +17,7 @@ class Options:
     context: str | None = None                # --ctx
     assume_nonneg: bool = False
     reschedule: bool = True
+    live_range_reordering: bool = True        # order dependences as conditional validity (PPCG's default)
     schedule_timeout: float = 30.0            # seconds for isl's scheduler, per SCoP
     timeout: float = 300.0                    # seconds for a whole compilation (0: no bound)
     isl_max_operations: int = LIMITS.step     # isl operations per step (0: no bound)

@@ -241,17 +241,21 @@ LOCALS = """{
 }"""
 
 
-def test_locals_are_expanded_device_only_arrays(tmp_path):
+def test_locals_are_scalars_killed_at_their_declaration(tmp_path):
     scop, = _scops(tmp_path, _program(LOCALS))
     local = {a.name: a for a in scop.arrays if a.local}
     # the inner `t` shadows the outer one, the second `s` is not the first: unique names
     assert set(local) == {"s", "t_1", "s_1", "k"}
-    assert local["t_1"].rank == 2 and local["s"].rank == 1 and local["k"].rank == 1
+    assert all(a.rank == 0 and not a.live_after for a in local.values())   # never expanded over loops
     assert ("t", "double") in scop.scalars_read_only   # the outer `t`, only read: by value
     writes = {s.accesses[0].array: s.accesses[0].index for s in scop.statements}
-    assert writes["t_1"].range().get_tuple_name() == "t_1"
     assert writes["t_1"].is_equal(isl.Map.read_from_str(
-        scop.ctx, "[n, m] -> { S_1[i, j] -> t_1[i, j] : 0 <= i < n and 0 <= j < m }"))
+        scop.ctx, "[n, m] -> { S_1[i, j] -> t_1[] : 0 <= i < n and 0 <= j < m }"))
+    # one kill per declaration, at the declaration's loops
+    kills = {k.array: k.index for k in scop.kills}
+    assert set(kills) == set(local)
+    assert kills["t_1"].is_equal(isl.Map.read_from_str(
+        scop.ctx, "[n, m] -> { kill_1[i, j] -> t_1[] : 0 <= i < n and 0 <= j < m }"))
 
 
 def test_locals_keep_loops_parallel(tmp_path):

@@ -125,11 +125,12 @@ def _wrapper_interface(scheduled: ScheduledScop, name: str) -> tuple[str, str]:
     scop = scheduled.scop
     params = [parameter(t, p) for p, t in zip(scop.parameters, scop.parameter_types)]
     params += [parameter(t, n) for n, t in scop.scalars_read_only]
-    params += [parameter(a.element_type, a.name, pointer=True) for a in scop.arrays]
+    host_arrays = [a for a in scop.arrays if not a.local]   # the host has no variable declared in the SCoP
+    params += [parameter(a.element_type, a.name, pointer=True) for a in host_arrays]
     args: list[c_ast.Node] = [c_ast.ID(p) for p in scop.parameters] + [c_ast.ID(n) for n, _ in scop.scalars_read_only]
     args += [c_ast.UnaryOp("&", c_ast.ID(a.name)) if a.is_scalar else c_ast.Cast(_pointer_type(a.element_type),
                                                                                c_ast.ID(a.name))
-             for a in scop.arrays]
+             for a in host_arrays]
     return f"void {name}({parameter_list(params)})", c_text(call_node(name, *args))
 
 

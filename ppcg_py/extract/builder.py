@@ -23,9 +23,9 @@ from .affine import AffineSpace
 from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
 from .c_walk import NameScan, all_names, operand_ids
-from .locals import expand, unshifted_access
-from .model import Access, Array, Scop, Statement
-from .normalize import normalize
+from .liveness import unused_after
+from .model import Access, Array, Kill, Scop, Statement
+from .normalize import Declaration, normalize
 from .regions import Region
 
 _GEN = c_generator.CGenerator()
@@ -55,6 +55,7 @@ class ScopBuilder:
         self.ctx, self.path, self.region, self.typedefs = ctx, path, region, typedefs
         self.types: dict[str, VarType] = {}
         self.statements: list[Statement] = []
+        self.kills: list[Kill] = []
         self._n_references = 0      # tags ref_0, ref_1, ... in statement order
         self._extra_params: list[str] = []
         normal = normalize(region.items, set(region.symbols) | _scan(region.items).iterators)
@@ -177,16 +178,19 @@ class ScopBuilder:
         if schedule is None or not self.statements:
             raise CompileError.at(self.region.start.coord, "empty SCoP: no statement between "
                                   "#pragma scop and #pragma endscop")
-        statements, local_arrays = expand(self.locals, self.types, self.statements, self.context)
+        with_kills = schedule
+        if self.kills:
+            schedule = schedule.intersect_domain(_union(s.domain for s in self.statements))
         return Scop(
             ctx=self.ctx, file=self.path, function=self.region.function,
             start_line=self.region.start.coord.line, end_line=self.region.end.coord.line,
             parameters=self.params, parameter_types=tuple(self.types[p].base for p in self.params),
             context=self.context,
-            arrays=self._arrays() + tuple(local_arrays),
+            arrays=self._arrays() + self._local_arrays(),
             scalars_read_only=tuple((n, self.types[n].base) for n, k in self.kinds.items() if k == "scalar"),
-            statements=tuple(statements), schedule=schedule,
+            statements=tuple(self.statements), schedule=schedule,
             used_names=frozenset(all_names(self.region.function_node)) | frozenset(self.locals),
+            kills=tuple(self.kills), schedule_with_kills=with_kills if self.kills else None,
         )
 
     def _block(self, items, env: _Env) -> isl.Schedule | None:
@@ -206,6 +210,8 @@ class ScopBuilder:
             return self._if(node, env)
         if isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)):
             return None
+        if isinstance(node, Declaration):
+            return self._kill(node, env)
         if isinstance(node, (c_ast.Decl, c_ast.DeclList)):
             raise CompileError.at(node.coord, "declaration inside a SCoP is not supported yet "
                                   "(declare the variable before #pragma scop)")
@@ -270,6 +276,15 @@ class ScopBuilder:
                                          coord.line if coord else 0, coord.column if coord else 0))
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
+    def _kill(self, node: Declaration, env: _Env) -> isl.Schedule:
+        name = f"kill_{len(self.kills)}"
+        domain = env.domain.set_tuple_name(name)
+        variable = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0)).set_tuple_name(node.name)
+        index = isl.Map.from_domain_and_range(domain, variable.align_params(domain.get_space()))
+        self.kills.append(Kill(name, node.name, index.intersect_domain(domain), f"ref_{self._n_references}"))
+        self._n_references += 1
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
     def _arithmetic_kind(self, env: _Env, name: str) -> str:
         """'int', 'float' or 'double': the C type of a variable of this statement."""
         if name in env.iterators or self.kinds.get(name) in ("param", "loopvar", None):
@@ -283,9 +298,6 @@ class ScopBuilder:
             return "double"
 
     def _access(self, raw: RawAccess, tag: str, env: _Env, domain: isl.Set) -> Access:
-        local = self.locals.get(raw.array)
-        if local is not None:
-            return Access(raw.array, unshifted_access(local, domain), raw.is_read, raw.is_write, tag)
         vt = self.types[raw.array]
         if len(raw.subscripts) != len(vt.dims):
             raise CompileError.at(raw.ref.coord, f"'{raw.array}' has {len(vt.dims)} dimensions but "
@@ -305,9 +317,19 @@ class ScopBuilder:
             if kind not in ("array", "cell") or name in self.locals:
                 continue
             vt = self.types[name]
-            arrays.append(Array(name, vt.base, *self._extents(name, vt), is_scalar=kind == "cell",
-                                declared_line=vt.coord.line if vt.coord else None))
+            scalar = kind == "cell"
+            arrays.append(Array(name, vt.base, *self._extents(name, vt), is_scalar=scalar,
+                                declared_line=vt.coord.line if vt.coord else None,
+                                live_after=not (scalar and unused_after(self.region, name))))
         return tuple(arrays)
+
+    def _local_arrays(self) -> tuple[Array, ...]:
+        """The locals that some statement accesses: scalars of the SCoP alone."""
+        accessed = {a.array for s in self.statements for a in s.accesses}
+        return tuple(Array(name, self.types[name].base, (), (), is_scalar=True,
+                           declared_line=local.decl.coord.line if local.decl.coord else None,
+                           local=True, live_after=False)
+                     for name, local in self.locals.items() if name in accessed)
 
     def _extents(self, name: str, vt: VarType) -> tuple[tuple[isl.PwAff, ...], tuple[bool, ...]]:
         space = AffineSpace(self.ctx, (), self.params, describe)
@@ -425,3 +447,11 @@ def _loop_iterator(node: c_ast.For) -> str | None:
         return _loop_init(node)[0]
     except CompileError:
         return None
+
+
+def _union(sets) -> isl.UnionSet:
+    result = None
+    for s in sets:
+        part = isl.UnionSet.from_set(s)
+        result = part if result is None else result.union(part)
+    return result

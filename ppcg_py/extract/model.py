@@ -27,9 +27,13 @@ class Array:
     extent_known: tuple[bool, ...]    # False: outermost size inferred from accesses
     is_scalar: bool = False
     declared_line: int | None = None
-    # Declared inside the SCoP (extract/locals.py): lives on the device only, so it
-    # is never copied in or out -- the host program has no variable of this name.
+    # Declared inside the SCoP: the host program has no variable of this name, so
+    # it is never copied in or out.
     local: bool = False
+    # Whether code after the SCoP may read its values. False for locals, and for
+    # a function's own scalars that nothing after the SCoP uses (extract/liveness.py):
+    # their last values need not survive the SCoP.
+    live_after: bool = True
 
     @property
     def rank(self) -> int:
@@ -86,6 +90,21 @@ class Statement:
 
 
 @dataclass(frozen=True)
+class Kill:
+    """Where a local declared in the SCoP starts its life (PPCG's kill statements):
+    a read after it never sees a value written before it. Only the dataflow
+    analysis sees kills; they run no code."""
+
+    name: str                         # kill_0, kill_1, ... (the isl tuple name)
+    array: str
+    index: isl.Map                    # { kill_k[i..] -> t[] }
+    tag: str                          # its reference tag, as an access's
+
+    def tagged_index(self) -> isl.Map:
+        return Access(self.array, self.index, False, True, self.tag).tagged_index()
+
+
+@dataclass(frozen=True)
 class Scop:
     """A static-control part: statements, arrays, parameters and original schedule."""
 
@@ -102,6 +121,12 @@ class Scop:
     statements: tuple[Statement, ...]
     schedule: isl.Schedule            # the original (textual) execution order
     used_names: frozenset[str]        # every identifier of the function: avoid clashes
+    kills: tuple[Kill, ...] = ()
+    schedule_with_kills: isl.Schedule | None = None   # the original order, kills included
+
+    @property
+    def dataflow_schedule(self) -> isl.Schedule:
+        return self.schedule if self.schedule_with_kills is None else self.schedule_with_kills
 
     def array(self, name: str) -> Array:
         for arr in self.arrays:

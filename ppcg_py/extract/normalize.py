@@ -2,9 +2,10 @@
 
 Works on a deep copy of the region (the parsed file is left alone):
 
-- Declarations inside the SCoP (`double t = A[i] * 2;`) become assignments to a
-  *local*: a variable private to one iteration of the loops around its
-  declaration. Each local gets a name unique in the function (`t`, or `t_1`
+- Declarations inside the SCoP (`double t = A[i] * 2;`) become a `Declaration`
+  marker, where the local's life starts (the builder makes it a kill), and an
+  assignment of the initialiser. A *local* is a variable of one iteration of
+  the loops around its declaration. Each local gets a name unique in the function (`t`, or `t_1`
   when `t` is taken, e.g. by a variable it shadows or by a sibling block's own
   `t`), and every use in its scope is renamed, so later stages see one variable
   per declaration and C's block scoping is resolved here once.
@@ -32,6 +33,23 @@ class Local:
     source_name: str       # as written
     decl: c_ast.Decl       # for its type and location
     depth: int             # number of SCoP loops around the declaration
+
+
+class Declaration(c_ast.Node):
+    """Where a local's life starts: no value written before it is read after it."""
+
+    __slots__ = ("name", "coord", "__weakref__")
+    attr_names = ("name",)
+
+    def __init__(self, name: str, coord=None) -> None:
+        self.name = name
+        self.coord = coord
+
+    def children(self) -> tuple:
+        return ()
+
+    def __iter__(self):
+        return iter(())
 
 
 @dataclass(frozen=True)
@@ -124,10 +142,11 @@ class _Rewriter:
         unique = self.fresh(decl.name)
         scopes[-1][decl.name] = unique
         self.locals[unique] = Local(unique, decl.name, decl, depth)
+        start: list[c_ast.Node] = [Declaration(unique, decl.coord)]
         if decl.init is None:
-            return []
+            return start
         target = c_ast.ID(unique, decl.coord)
-        return split_chain(c_ast.Assignment("=", target, decl.init, decl.coord))
+        return start + split_chain(c_ast.Assignment("=", target, decl.init, decl.coord))
 
     def fresh(self, name: str) -> str:
         candidate, k = name, 0

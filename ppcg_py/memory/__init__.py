@@ -18,7 +18,15 @@ def plan_memory(scheduled: ScheduledScop, options: Options) -> MemoryPlan:
     schedule tree with their copies."""
     plan = plan_transfers(scheduled.scop, scheduled.dependences.live_in)
     kernels = tuple(plan_kernel(scheduled.scop, k, options, scheduled.names) for k in scheduled.kernels)
+    on_device = tuple(d for d in plan.arrays if not _in_threads_only(d.array.name, kernels))
     schedule = with_copies(scheduled.final_schedule, scheduled.kernels, {m.kernel: m for m in kernels},
-                           plan.arrays, scheduled.names.iterator, unroll_copy_shared=options.unroll_copy_shared,
+                           on_device, scheduled.names.iterator, unroll_copy_shared=options.unroll_copy_shared,
                            unroll_gpu_tile=options.unroll_gpu_tile)
-    return replace(plan, kernels=kernels, schedule=schedule)
+    return replace(plan, arrays=on_device, kernels=kernels, schedule=schedule)
+
+
+def _in_threads_only(array: str, kernels: tuple[KernelMemory, ...]) -> bool:
+    """Whether every kernel that accesses `array` keeps it in a variable per thread
+    with no copies: then no device memory holds it."""
+    groups = [g for k in kernels for g in k.groups if g.array == array]
+    return bool(groups) and all(g.placement == "private" and g.rank == 0 for g in groups)

@@ -135,6 +135,9 @@ def _global(group: list[_Reference], reason: str) -> ArrayGroup:
 def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options, budget: int,
            prefix: str) -> ArrayGroup:
     array = scop.array(group[0].array)
+    if array.name in kernel.private:
+        return ArrayGroup(array.name, frozenset(r.tag for r in group), "private",
+                          element_type=array.element_type, reason="a copy per thread: its values stay in one")
     if array.is_scalar:
         return _global(group, "scalar")
     relation = _relation(group)

@@ -3,8 +3,9 @@
 An array is copied in when some element is read before any write in the SCoP
 (a live-in read), or when it is written only in part: the whole array is copied
 back, so the device copy must start from the host's values. Written arrays and
-written scalars are copied back; arrays are allocated whole. Arrays declared
-inside the SCoP (expanded locals) live on the device only and never cross.
+written scalars are copied back, unless nothing after the SCoP reads them;
+arrays are allocated whole. Variables declared inside the SCoP never cross, and
+a scalar that every kernel keeps per thread is not on the device at all.
 """
 from __future__ import annotations
 
@@ -95,7 +96,7 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap) -> MemoryPlan:
                 needed = holes if needed is None else needed.union(holes)
         copy_in = needed is not None and not needed.is_empty()
         in_box = _box_around(needed, extent, array).bounds if copy_in else ()
-        devices.append(DeviceArray(array, copy_in=copy_in, copy_out=written,
+        devices.append(DeviceArray(array, copy_in=copy_in, copy_out=written and array.live_after,
                                    read=_touches(reads, array.name), written=written,
                                    in_box=in_box, out_box=out_box))
     return MemoryPlan(tuple(devices))

@@ -65,7 +65,7 @@ def with_copies(schedule: isl.Schedule, kernels: tuple[Kernel, ...], memories: d
 def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory, prefix: str, *,
                    unroll_copy_shared: bool, unroll_gpu_tile: bool) -> isl.Schedule:
     local = [g for g in memory.groups if g.placement != "global"]
-    private = any(g.placement == "private" for g in local)
+    private = any(g.placement == "private" and g.rank > 0 for g in local)
     if kernel.thread_ids:
         # private buffers are indexed by the thread-mapped point loops: unrolled, the
         # indices are constants and the buffer can live in registers. The other point
@@ -78,8 +78,9 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
             point = point.band_member_set_ast_loop_type(k, kind)
         schedule = point.get_schedule()
     syncs = itertools.count()
-    for level in sorted({g.level for g in local}, reverse=True):
-        here = [g for g in local if g.level == level]
+    copied = [g for g in local if g.copy_in is not None or g.copy_out is not None]
+    for level in sorted({g.level for g in copied}, reverse=True):
+        here = [g for g in copied if g.level == level]
         shared = [g for g in here if g.placement == "shared"]
         before, after = [], []
         if shared:

@@ -1,7 +1,7 @@
 """schedule: dependences, isl's scheduler, and the split into host code and kernels."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -13,7 +13,8 @@ from ..options import Options
 from .dependences import Dependences, compute_dependences
 from .bounded import compute_with_timeout
 from .kernels import Kernel, KernelMapper
-from .parallel import mark_coincident
+from .parallel import mark_coincident, respects
+from .private import privatize
 from .sizes import parse_sizes
 
 __all__ = ["Dependences", "Kernel", "ScheduledScop", "schedule_scop"]
@@ -31,13 +32,25 @@ class ScheduledScop:
     names: Names
 
 
-def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics) -> isl.Schedule:
-    """isl's schedule; the original loop order when asked, or when isl takes too long."""
+def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
+                     fixed: frozenset[str] = frozenset()) -> isl.Schedule:
+    """isl's schedule; the original loop order when asked, or when isl takes too long.
+
+    With live-range reordering, the order dependences of the variables not in
+    `fixed` are conditional validity constraints (conditioned on the live ranges).
+    PPCG makes those of arrays conditional too, but then isl's scheduler has been
+    seen to break a live range (fuzz ci:23); arrays gain little from it, as their
+    live ranges could only be reordered along loops that one thread runs."""
+    coincidence = deps.coincidence(fixed)
     if not options.reschedule or not deps.value_based:   # a SCoP too costly for isl's dataflow
-        return mark_coincident(scop.schedule, deps.all)      # is too costly for its scheduler
-    constraints = (isl.ScheduleConstraints.on_domain(scop.domain)
-                   .set_context(scop.context)
-                   .set_validity(deps.all).set_proximity(deps.all).set_coincidence(deps.all))
+        return mark_coincident(scop.schedule, coincidence)   # is too costly for its scheduler
+    constraints = (isl.ScheduleConstraints.on_domain(scop.domain).set_context(scop.context)
+                   .set_validity(deps.validity(fixed)).set_coincidence(coincidence))
+    if deps.reordering:
+        constraints = (constraints.set_conditional_validity(deps.tagged_flow, deps.conditional_validity(fixed))
+                       .set_proximity(deps.flow.union(deps.false)))
+    else:
+        constraints = constraints.set_proximity(deps.all)
     try:
         schedule = compute_with_timeout(constraints, options.schedule_timeout)
     except isl.Error as exc:
@@ -45,22 +58,40 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
         diagnostics.warn(f"isl's scheduler failed on the SCoP of '{scop.function}' ({isl_failure(exc)}); "
                          "keeping the original loop order (its parallel loops still run on the GPU)",
                          scop.file, scop.start_line, 1)
-        return mark_coincident(scop.schedule, deps.all)
+        return mark_coincident(scop.schedule, coincidence)
     if schedule is None:
         diagnostics.warn(f"isl's scheduler did not finish within {options.schedule_timeout:g} s for the SCoP "
                          f"of '{scop.function}'; keeping the original loop order (its parallel loops still "
                          "run on the GPU); --schedule-timeout sets the bound", scop.file, scop.start_line, 1)
-        return mark_coincident(scop.schedule, deps.all)
+        return mark_coincident(scop.schedule, coincidence)
+    if deps.reordering and not respects(schedule, deps.validity(fixed)):
+        # a safety net under isl's conditional validity (see above): every order dependence kept
+        return compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays))
     return schedule
 
 
 def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
                   diagnostics: Diagnostics | None = None) -> ScheduledScop:
+    """Dependences, isl's schedule, kernels, and the scalars each kernel keeps per thread.
+
+    Scalars may have their live ranges reordered, arrays only along loops that run
+    in one thread (an array has no copy per thread). Should a kernel then share a
+    scalar between threads that need copies of their own, that scalar is fixed too
+    and the SCoP scheduled again: rare, and at most once per scalar."""
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
-    deps = compute_dependences(scop, options.dataflow_max_operations, diagnostics)
-    schedule = compute_schedule(scop, deps, options, diagnostics)
+    deps = compute_dependences(scop, options.dataflow_max_operations, diagnostics, options.live_range_reordering)
     sizes = parse_sizes(options.sizes, scop.ctx) if options.sizes else None
     names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
-    mapper = KernelMapper(options, sizes, names, first_kernel)
-    final = mapper.run(schedule)
-    return ScheduledScop(scop, deps, schedule, final, tuple(mapper.kernels), names)
+    fixed = frozenset(a.name for a in scop.arrays if not a.is_scalar)
+    reorderable = frozenset(a.name for a in scop.arrays) - fixed
+    while True:
+        schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
+        mapper = KernelMapper(options, sizes, names, first_kernel)
+        final = mapper.run(schedule)
+        found = [privatize(scop, deps, k, reorderable - fixed) for k in mapper.kernels]
+        unsafe = frozenset().union(*(p.unsafe for p in found))
+        if not unsafe:
+            break
+        fixed |= unsafe
+    kernels = tuple(replace(k, private=p.private) for k, p in zip(mapper.kernels, found))
+    return ScheduledScop(scop, deps, schedule, final, kernels, names)

@@ -1,6 +1,26 @@
-"""Dependences of a SCoP, computed by isl's dataflow analysis as PPCG does."""
+"""Dependences of a SCoP, computed by isl's dataflow analysis as PPCG does.
+
+With live-range reordering (PPCG's default) the dependences come in three kinds:
+
+- *live ranges* (`flow`): from a write to each read that sees its value;
+- *order* dependences: from a read, or a write nobody reads, to every later
+  write of the same element. They keep two live ranges of one element apart. The
+  scheduler may break them wherever the live ranges next to them stay within one
+  iteration of the band it builds (isl's conditional validity constraints):
+  then each iteration has its own live range, and only the storage is shared;
+- *forced* dependences: values that enter or leave the SCoP. A read of a value
+  from before the SCoP must precede every write of its element, and the write
+  whose value survives the SCoP must follow every other write of its element.
+
+Every access is tagged (`[S[i] -> ref_3[]] -> A[i]`), so that a statement that
+reads and writes one variable has two ends of live ranges, not one. Kills (a
+local's declaration) end the values before them: a read never sees a value from
+before its variable's declaration, and a local's last value is not live after
+the SCoP.
+"""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import islpy as isl
@@ -8,25 +28,71 @@ import islpy as isl
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
 from ..isl_budget import is_operation_limit, isl_failure, within_operations
+from ..isl_context import maps_of
 
 
 @dataclass(frozen=True)
 class Dependences:
-    flow: isl.UnionMap        # read-after-write (value-based)
-    false: isl.UnionMap       # write-after-read and write-after-write
-    live_in: isl.UnionMap     # reads with no write before them in the SCoP
+    flow: isl.UnionMap        # live ranges: write instance -> read instance
+    false: isl.UnionMap       # order dependences (or, without reordering, anti and output ones)
+    live_in: isl.UnionMap     # reads with no write before them in the SCoP: instance -> element
+    forced: isl.UnionMap = None           # values entering or leaving the SCoP (with reordering)
+    tagged_flow: isl.UnionMap = None      # [S[i] -> ref[]] -> [T[j] -> ref'[]]
+    tagged_order: isl.UnionMap = None
+    live_out: isl.UnionMap = None         # writes whose value may survive the SCoP: instance -> element
+    references: tuple[tuple[str, isl.UnionSet], ...] = ()   # array -> its tagged instances
     value_based: bool = True  # False: unordered conflicts (flow), isl's analysis was too costly
 
     @property
+    def reordering(self) -> bool:
+        """Whether live ranges may be reordered (the order dependences are conditional)."""
+        return self.tagged_order is not None
+
+    @property
     def all(self) -> isl.UnionMap:
-        return self.flow.union(self.false)
+        result = self.flow.union(self.false)
+        return result if self.forced is None else result.union(self.forced)
+
+    def validity(self, fixed: Iterable[str]) -> isl.UnionMap:
+        """What every schedule respects: with reordering, the live ranges, the forced
+        dependences and the order dependences of the arrays in `fixed` (those that
+        cannot have a copy per thread); the order dependences of the other arrays
+        are conditional (`conditional_validity`)."""
+        if not self.reordering:
+            return self.all
+        return self.flow.union(self.forced).union(self.of_arrays(self.tagged_order, fixed))
+
+    def conditional_validity(self, fixed: Iterable[str]) -> isl.UnionMap:
+        """The tagged order dependences of the arrays not in `fixed`."""
+        result = isl.UnionMap.empty(self.tagged_order.get_space())
+        for name, instances in self.references:
+            if name not in fixed:
+                result = result.union(self.tagged_order.intersect_domain(instances))
+        return result
+
+    def coincidence(self, fixed: Iterable[str]) -> isl.UnionMap:
+        """What a parallel loop must not cross: all but the order dependences of the
+        arrays that may have a copy per thread."""
+        return self.validity(fixed)
+
+    def of_arrays(self, tagged: isl.UnionMap, arrays: Iterable[str]) -> isl.UnionMap:
+        """The dependences of `tagged` that start at a reference to one of `arrays`,
+        between statement instances."""
+        keep = dict(self.references)
+        result = isl.UnionMap.empty(tagged.get_space())
+        for name in arrays:
+            if name in keep:
+                result = result.union(tagged.intersect_domain(keep[name]))
+        return _untagged(result)
 
 
-def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostics) -> Dependences:
+def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostics,
+                        live_range_reordering: bool = True) -> Dependences:
     """Value-based dependences (isl's dataflow analysis), or, when that would take
     too long, memory-based ones: more of them, so less parallelism, never wrong."""
+    analysis = _live_ranges if live_range_reordering else _value_based
     try:
-        exact = within_operations(scop.ctx, max_operations, lambda: _value_based(scop))
+        exact = within_operations(scop.ctx, max_operations, lambda: analysis(scop))
         failure = f"needs more than {max_operations} operations (--dataflow-max-operations)"
     except isl.Error as exc:
         if is_operation_limit(exc):     # the step's bound (--isl-max-operations), not this one
@@ -43,16 +109,53 @@ def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostic
 
 
 def _value_based(scop: Scop) -> Dependences:
-    schedule = scop.schedule
+    """Live ranges, and anti and output dependences that no schedule may break."""
+    schedule = scop.dataflow_schedule
     reads = scop.access_union(reads=True)
     writes = scop.access_union(reads=False)
-    flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes)
+    kills = _kills(scop, tagged=False)
+    flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
             .set_schedule(schedule).compute_flow())
     false = (isl.UnionAccessInfo.from_sink(writes).set_must_source(writes)
              .set_may_source(reads).set_schedule(schedule).compute_flow())
-    return Dependences(flow=flow.get_may_dependence().coalesce(),
+    statements = scop.domain
+    return Dependences(flow=flow.get_may_dependence().intersect_domain(statements).coalesce(),
                        false=false.get_may_dependence().coalesce(),
                        live_in=flow.get_may_no_source().coalesce())
+
+
+def _live_ranges(scop: Scop) -> Dependences:
+    """PPCG's dependences for live-range reordering (see the module's docstring)."""
+    reads = scop.access_union(reads=True, tagged=True)
+    writes = scop.access_union(reads=False, tagged=True)
+    kills = _kills(scop, tagged=True)
+    schedule = scop.dataflow_schedule.pullback_union_pw_multi_aff(_tagger(reads.union(writes).union(kills)))
+    statements = _tagged_statements(reads.union(writes))
+    flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
+            .set_schedule(schedule).compute_flow())
+    tagged_flow = flow.get_may_dependence().intersect_domain(statements).coalesce()
+    live_in = flow.get_may_no_source().domain_factor_domain().coalesce()
+    unmatched = writes.subtract_domain(tagged_flow.domain())
+    order = (isl.UnionAccessInfo.from_sink(writes).set_may_source(unmatched.union(reads))
+             .set_schedule(schedule).compute_flow()).get_may_dependence().coalesce()
+    live_out = _live_out(scop, writes, kills, schedule)
+    untagged_writes = writes.domain_factor_domain()
+    into = (isl.UnionAccessInfo.from_sink(untagged_writes).set_may_source(live_in)
+            .set_schedule(scop.schedule).compute_flow()).get_may_dependence()
+    out_of = (isl.UnionAccessInfo.from_sink(live_out).set_may_source(untagged_writes)
+              .set_schedule(scop.schedule).compute_flow()).get_may_dependence()
+    return Dependences(flow=_untagged(tagged_flow), false=_untagged(order), live_in=live_in,
+                       forced=into.union(out_of).coalesce(), tagged_flow=tagged_flow, tagged_order=order,
+                       live_out=live_out, references=_references(scop))
+
+
+def _live_out(scop: Scop, writes: isl.UnionMap, kills: isl.UnionMap, schedule: isl.Schedule) -> isl.UnionMap:
+    """Writes of arrays read after the SCoP that no later write or kill overwrites."""
+    live = {a.name for a in scop.arrays if a.live_after}
+    writes = _of_named(writes, live)
+    overwritten = (isl.UnionAccessInfo.from_sink(writes.union(kills)).set_must_source(writes)
+                   .set_schedule(schedule).compute_flow()).get_may_dependence().domain()
+    return writes.subtract_domain(overwritten).domain_factor_domain().coalesce()
 
 
 def _memory_based(scop: Scop) -> Dependences:
@@ -69,3 +172,43 @@ def _memory_based(scop: Scop) -> Dependences:
     conflicts = conflicts.union(conflicts.reverse())  # no coalesce: it costs more than it saves
     return Dependences(flow=conflicts, false=isl.UnionMap.empty(conflicts.get_space()),
                        live_in=reads, value_based=False)
+
+
+def _kills(scop: Scop, *, tagged: bool) -> isl.UnionMap:
+    result = isl.UnionMap.empty(scop.context.get_space())
+    for kill in scop.kills:
+        result = result.union(isl.UnionMap.from_map(kill.tagged_index() if tagged else kill.index))
+    return result
+
+
+def _tagger(tagged: isl.UnionMap) -> isl.UnionPwMultiAff:
+    """{ [S[i] -> ref[]] -> S[i] } for every tagged instance of `tagged`."""
+    return isl.UnionPwMultiAff.from_union_map(tagged.domain().unwrap().domain_map())
+
+
+def _tagged_statements(tagged: isl.UnionMap) -> isl.UnionSet:
+    """The tagged instances of statements (not kills)."""
+    return tagged.domain()
+
+
+def _untagged(tagged: isl.UnionMap) -> isl.UnionMap:
+    """[S[i] -> ref[]] -> [T[j] -> ref'[]]  ->  S[i] -> T[j]"""
+    return tagged.domain_factor_domain().range_factor_domain().coalesce()
+
+
+def _of_named(relation: isl.UnionMap, names: set[str]) -> isl.UnionMap:
+    result = isl.UnionMap.empty(relation.get_space())
+    for m in maps_of(relation):
+        if m.get_tuple_name(isl.dim_type.out) in names:
+            result = result.union(isl.UnionMap.from_map(m))
+    return result
+
+
+def _references(scop: Scop) -> tuple[tuple[str, isl.UnionSet], ...]:
+    """Each array with the tagged instances of its references."""
+    found: dict[str, isl.UnionSet] = {}
+    for stmt in scop.statements:
+        for acc in stmt.accesses:
+            part = isl.UnionSet.from_set(acc.tagged_index().domain())
+            found[acc.array] = part if acc.array not in found else found[acc.array].union(part)
+    return tuple(found.items())

@@ -43,6 +43,7 @@ class Kernel:
     thread_filter: isl.UnionSet | None = None    # instances run by thread (t0, t1, ...)
     point_schedule: isl.UnionMap | None = None   # instances -> untiled band (tile + point)
     host_schedule: isl.UnionMap | None = None    # instances -> host dims (all blocks)
+    private: frozenset[str] = frozenset()        # scalars with a copy per thread (schedule/private.py)
 
     @property
     def n_tile(self) -> int:

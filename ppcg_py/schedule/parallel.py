@@ -60,3 +60,31 @@ def _zero_distance(deps: isl.UnionMap, member: isl.UnionMap) -> bool:
             return False
     return True
 
+
+
+def respects(schedule: isl.Schedule, dependences: isl.UnionMap) -> bool:
+    """Whether the schedule runs the source of every dependence before its sink.
+
+    One statement pair at a time: comparing schedule values of two statements
+    only, never the lexicographic order of the whole SCoP at once."""
+    times = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(schedule.get_map())}
+    for dep in maps_of(dependences):
+        source = times[dep.get_tuple_name(isl.dim_type.in_)]
+        sink = times[dep.get_tuple_name(isl.dim_type.out)]
+        n = max(source.dim(isl.dim_type.out), sink.dim(isl.dim_type.out))
+        source, sink = _padded(source, n), _padded(sink, n)
+        pairs = dep.apply_domain(source).apply_range(sink)
+        if not pairs.is_subset(isl.Map.lex_lt(pairs.get_space().domain()).align_params(pairs.get_space())):
+            return False
+    return True
+
+
+def _padded(times: isl.Map, n: int) -> isl.Map:
+    """Schedule values with zeros appended up to `n` dimensions, on an anonymous tuple."""
+    extra = n - times.dim(isl.dim_type.out)
+    times = times.reset_tuple_id(isl.dim_type.out)
+    if extra:
+        times = times.add_dims(isl.dim_type.out, extra)
+        for k in range(n - extra, n):
+            times = times.fix_val(isl.dim_type.out, k, isl.Val(0, times.get_ctx()))
+    return times

@@ -1,0 +1,94 @@
+"""Scalars that live in each thread: the storage side of live-range reordering.
+
+When the scheduler runs two live ranges of one scalar in different threads of a
+kernel (it may, where each stays within one iteration: symm's `temp2`, one per
+(i, j)), the threads need a copy each. A scalar written in a kernel gets a
+private copy (a local variable of the kernel) when every value it carries is
+made and used within the kernel: no read of a value written before the kernel,
+no write read after it or live after the SCoP. Live ranges are coincidence
+constraints, so such a value never leaves its thread.
+
+A scalar that cannot be private stays in global memory; that is only right when
+no two threads access it in live ranges the schedule reordered. Where they do,
+the scalar is *unsafe*: scheduling starts again with its order dependences kept
+(schedule/__init__.py), which is always possible.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..extract.model import Scop
+from ..isl_context import maps_of
+from .dependences import Dependences
+from .kernels import Kernel
+
+
+@dataclass(frozen=True)
+class Privatization:
+    private: frozenset[str]     # scalars with a copy per thread in this kernel
+    unsafe: frozenset[str]      # scalars whose reordered live ranges would be shared
+
+
+def privatize(scop: Scop, deps: Dependences, kernel: Kernel, reorderable: frozenset[str]) -> Privatization:
+    if not kernel.thread_ids or not deps.reordering:
+        return Privatization(frozenset(), frozenset())
+    private, unsafe = set(), set()
+    for array in scop.arrays:
+        if not array.is_scalar or _accesses(scop, array.name, reads=False).intersect_domain(kernel.domain).is_empty():
+            continue
+        if _values_stay_inside(scop, deps, kernel, array.name):
+            private.add(array.name)
+        elif array.name in reorderable and not _within_threads(deps.of_arrays(deps.tagged_order, [array.name]),
+                                                                  kernel):
+            unsafe.add(array.name)
+    return Privatization(frozenset(private), frozenset(unsafe))
+
+
+def _values_stay_inside(scop: Scop, deps: Dependences, kernel: Kernel, name: str) -> bool:
+    """Whether every value of `name` read in the kernel is written there, and every
+    value written there is read there only and dies with the SCoP."""
+    inside = kernel.domain
+    flow = deps.of_arrays(deps.tagged_flow, [name])
+    reads = _accesses(scop, name, reads=True).intersect_domain(inside)
+    entering = flow.intersect_range(inside).subtract_domain(inside)
+    leaving = flow.intersect_domain(inside).subtract_range(inside)
+    live_in = _of_array(deps.live_in, name).intersect_domain(reads.domain())
+    live_out = _of_array(deps.live_out, name).intersect_domain(inside)
+    return entering.is_empty() and leaving.is_empty() and live_in.is_empty() and live_out.is_empty()
+
+
+def _within_threads(dependences: isl.UnionMap, kernel: Kernel) -> bool:
+    """Whether every dependence between two instances of the kernel joins instances
+    of one thread (same host values, same values of the thread-mapped members)."""
+    inside = dependences.intersect_domain(kernel.domain).intersect_range(kernel.domain)
+    if inside.is_empty():
+        return True
+    key = kernel.host_schedule.range_product(_first_members(kernel.point_schedule, len(kernel.thread_ids)))
+    return inside.is_subset(key.apply_range(key.reverse()))
+
+
+def _first_members(schedule: isl.UnionMap, n: int) -> isl.UnionMap:
+    result = None
+    for m in maps_of(schedule):
+        part = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, n, m.dim(isl.dim_type.out) - n))
+        result = part if result is None else result.union(part)
+    return result
+
+
+def _accesses(scop: Scop, name: str, *, reads: bool) -> isl.UnionMap:
+    result = isl.UnionMap.empty(scop.context.get_space())
+    for stmt in scop.statements:
+        for acc in stmt.accesses:
+            if acc.array == name and (acc.is_read if reads else acc.is_write):
+                result = result.union(isl.UnionMap.from_map(acc.index))
+    return result
+
+
+def _of_array(relation: isl.UnionMap, name: str) -> isl.UnionMap:
+    result = isl.UnionMap.empty(relation.get_space())
+    for m in maps_of(relation):
+        if m.get_tuple_name(isl.dim_type.out) == name:
+            result = result.union(isl.UnionMap.from_map(m))
+    return result
