@@ -416,12 +416,13 @@ class KernelBody:
 
 _KERNEL = re.compile(r"__global__ void (?:__launch_bounds__\(\d+\) )?(\w+)\(")
 _ARRAY = re.compile(r"^\s*(__shared__\s+)?((?:(?:unsigned|signed|long|short)\s+)*(?:double|float|int|char|long|short"
-                    r"|unsigned))\s+(\w+)((?:\[\d+\])+)\s*;")
+                    r"|unsigned))\s+(\w+)((?:\[\d+\])*)\s*;")
 _LOOP = re.compile(r"^\s*(?:for|while|do)\b")
 
 
 def kernel_bodies(kernel_file: str) -> dict[str, KernelBody]:
-    """Per kernel function, its `__shared__` arrays, its other local (private) arrays and its loops."""
+    """Per kernel function, its `__shared__` arrays, its other local (private) arrays and
+    scalars, and its loops."""
     result: dict[str, KernelBody] = {}
     current: str | None = None
     for line in kernel_file.splitlines():
@@ -649,7 +650,7 @@ def report(results: Sequence[KernelMapping], dataset: str, failures: Sequence[st
               "Runs: launches made by one run at this dataset (`-`: too many host iterations to count). "
               "Threads per block and blocks are dim3 order (x first), each distinct value with its count; "
               "`a..b`: a grid that moves with the host loops (smallest..largest). Shared and private bytes "
-              "are the largest of one kernel (private: per thread, local arrays only). Device MB: all "
+              "are the largest of one kernel (private: per thread, local arrays and scalars). Device MB: all "
               "cudaMalloc sizes (10^6 bytes). Notes: where the compiler's plan and its output disagree.", "",
               TABLE_HEADER, "|" + " --- |" * (TABLE_HEADER.count("|") - 1)]
     rows = [table_row(m) for m in results]

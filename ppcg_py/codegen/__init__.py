@@ -142,13 +142,13 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], scheduled.names.device, nonempty,
                                                    scalars_by_pointer, to_device=way)
                  for dev in memory.arrays for way in (True, False)}
-    calls = _Calls(ast, extents, transfers)
+    calls = _Calls(ast, extents, transfers, scalars_by_pointer)
     kernels: list[_KernelText] = []
     variants: dict[str, list[tuple[list[str], str]]] = {}
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[mark.get_annotation().get_name()]
-        args = _kernel_arguments(scheduled, memory, launch)
+        args = _kernel_arguments(scheduled, memory, launch, scalars_by_pointer)
         declarations = c_lines(_declarations(memory.kernel(name)), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(calls.statements).statements(launch.body), "  ")
@@ -191,8 +191,9 @@ class _Calls:
     """The C statements of each user node of a SCoP's AST."""
 
     def __init__(self, ast: ScopAst, extents: dict[str, list[c_ast.Node]],
-                 transfers: dict[tuple[str, bool], list[c_ast.Node]]) -> None:
+                 transfers: dict[tuple[str, bool], list[c_ast.Node]], scalars_by_pointer: bool) -> None:
         self.ast, self.extents, self.transfers = ast, extents, transfers
+        self.scalars_by_pointer = scalars_by_pointer
         self.bodies = {s.name: s.body for s in ast.scop.statements}
 
     def statements(self, key: str, loops: dict[str, tuple]) -> list[c_ast.Node]:
@@ -209,10 +210,17 @@ class _Calls:
         return [call_node("__syncthreads")]
 
     def _element(self, ref: Subscript) -> c_ast.Node:
+        if ref.host:
+            return _host_scalar(ref.name, self.scalars_by_pointer)
         indices = [c_node(e) for e in ref.indices]
         if ref.buffer:
             return subscripted(ref.name, indices)
         return linearized(ref.name, indices, self.extents[ref.name])
+
+
+def _host_scalar(name: str, by_pointer: bool) -> c_ast.Node:
+    """The host's variable: itself, or what the SCoP function's pointer parameter points at."""
+    return c_ast.UnaryOp("*", c_ast.ID(name)) if by_pointer else c_ast.ID(name)
 
 
 def _owned(owned: tuple, loops: dict[str, tuple], statement: c_ast.Node) -> list[c_ast.Node]:
@@ -335,7 +343,8 @@ class _Argument:
     value: c_ast.Node       # at the launch (a device pointer gets the device prefix)
 
 
-def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Launch) -> list[_Argument]:
+def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Launch,
+                      scalars_by_pointer: bool) -> list[_Argument]:
     scop = scheduled.scop
     device = scheduled.names.device
     names = _statement_names(launch.kernel.domain)
@@ -346,6 +355,8 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
             for dev in memory.arrays if dev.array.name in used_arrays]
     args += [_Argument(parameter(t, p), c_ast.ID(p)) for p, t in zip(scop.parameters, scop.parameter_types)]
     args += [_Argument(parameter(t, n), c_ast.ID(n)) for n, t in scop.scalars_read_only if n in used_ids]
+    by_value = {g.name: g.element_type for g in memory.kernel(launch.kernel.name).groups if g.placement == "argument"}
+    args += [_Argument(parameter(t, n), _host_scalar(n, scalars_by_pointer)) for n, t in sorted(by_value.items())]
     args += [_Argument(parameter("int", c), c_ast.ID(c)) for c in launch.host_iterators]
     return args
 

@@ -31,12 +31,14 @@ NT = isl.schedule_node_type
 
 @dataclass(frozen=True)
 class Subscript:
-    """An element: of a kernel buffer (`buffer`, indexed as is) or of a device array
-    (indexed by array subscripts, linearized when printed)."""
+    """An element: of a kernel buffer (`buffer`, indexed as is), of a device array
+    (indexed by array subscripts, linearized when printed), or a host scalar (`host`:
+    the program's own variable, in host code or as a kernel's argument)."""
 
     name: str
     indices: tuple[isl.AstExpr, ...]
     buffer: bool = False
+    host: bool = False
 
 
 @dataclass(frozen=True)
@@ -211,6 +213,9 @@ class _AstBuilder:
         outer = _values_at(instance, kernel.outer_schedule) if kernel is not None and kernel.thread_ids else None
         references = {}
         for acc in stmt.accesses:
+            if acc.array in self.scheduled.host_scalars:
+                references[acc.tag] = Subscript(acc.array, (), host=True)
+                continue
             index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(instance)
             elements = [index.get_pw_aff(k) for k in range(index.dim(isl.dim_type.out))]
             group = groups.get(acc.tag)

@@ -17,8 +17,10 @@ def plan_memory(scheduled: ScheduledScop, options: Options) -> MemoryPlan:
     """Transfers around the SCoP, placement of every kernel's reference groups, and the
     schedule tree with their copies."""
     plan = plan_transfers(scheduled.scop, scheduled.dependences.live_in)
-    kernels = tuple(plan_kernel(scheduled.scop, k, options, scheduled.names) for k in scheduled.kernels)
-    on_device = tuple(d for d in plan.arrays if not _in_threads_only(d.array.name, kernels))
+    host = scheduled.host_scalars
+    kernels = tuple(plan_kernel(scheduled.scop, k, options, scheduled.names, host) for k in scheduled.kernels)
+    on_device = tuple(d for d in plan.arrays
+                      if d.array.name not in host and not _in_threads_only(d.array.name, kernels))
     schedule = with_copies(scheduled.final_schedule, scheduled.kernels, {m.kernel: m for m in kernels},
                            on_device, scheduled.names.iterator, unroll_copy_shared=options.unroll_copy_shared,
                            unroll_gpu_tile=options.unroll_gpu_tile)

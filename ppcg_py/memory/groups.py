@@ -37,7 +37,7 @@ class ArrayGroup:
 
     array: str
     refs: frozenset[str]          # the tags of its references (ref_0, ...)
-    placement: str                # "global", "shared" or "private"
+    placement: str                # "global", "shared", "private" or "argument" (a host scalar's value)
     name: str = ""                # buffer name in the kernel (shared_A, private_C)
     level: int = 0                # outer-schedule depth at which the copies run
     box: tuple[BoxDim, ...] = ()
@@ -78,10 +78,17 @@ class _Reference:
     tag: str
 
 
-def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names) -> KernelMemory:
-    groups = _group(_references(scop, kernel))
+def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
+                host_scalars: frozenset[str] = frozenset()) -> KernelMemory:
+    """Where each reference group of the kernel lives. Host scalars (written by host
+    statements only, schedule/host.py) are read from the kernel's arguments."""
+    references = _references(scop, kernel)
+    by_value = tuple(ArrayGroup(r.array, frozenset({r.tag}), "argument", name=r.array,
+                                element_type=scop.array(r.array).element_type, reason="written on the host")
+                     for r in references if r.array in host_scalars)
+    groups = _group([r for r in references if r.array not in host_scalars])
     if not kernel.thread_ids:
-        return KernelMemory(kernel.name, tuple(_global(g, "single-thread kernel") for g in groups))
+        return KernelMemory(kernel.name, by_value + tuple(_global(g, "single-thread kernel") for g in groups))
     budget = options.max_shared_memory if options.use_shared_memory else 0
     placed = []
     for group in groups:
@@ -89,7 +96,7 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names) -> K
         if decision.placement == "shared":
             budget -= decision.bytes
         placed.append(decision)
-    return KernelMemory(kernel.name, tuple(_named(placed, names, scop.used_names)))
+    return KernelMemory(kernel.name, by_value + tuple(_named(placed, names, scop.used_names)))
 
 
 def _references(scop: Scop, kernel: Kernel) -> list[_Reference]:

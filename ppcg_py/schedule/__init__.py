@@ -8,12 +8,14 @@ import islpy as isl
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
 from ..isl_budget import isl_failure
+from ..isl_context import sets_of
 from ..names import Names
 from ..options import Options
 from .dependences import Dependences, compute_dependences
 from .bounded import compute_with_timeout
 from .kernels import Kernel, KernelMapper
 from .parallel import mark_coincident, respects
+from .host import host_statements, written_scalars
 from .private import privatize
 from .sizes import parse_sizes
 
@@ -30,6 +32,12 @@ class ScheduledScop:
     final_schedule: isl.Schedule    # with `kernelN` marks, tiles and mapping filters
     kernels: tuple[Kernel, ...]
     names: Names
+    host_statements: frozenset[str] = frozenset()   # run on the host, outside kernels (host.py)
+
+    @property
+    def host_scalars(self) -> frozenset[str]:
+        """Scalars only host statements write: kernels get their values as arguments."""
+        return written_scalars(self.scop, self.host_statements)
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
@@ -86,12 +94,28 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     reorderable = frozenset(a.name for a in scop.arrays) - fixed
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
-        mapper = KernelMapper(options, sizes, names, first_kernel)
-        final = mapper.run(schedule)
-        found = [privatize(scop, deps, k, reorderable - fixed) for k in mapper.kernels]
+        host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel)
+        found = [privatize(scop, deps, k, reorderable - fixed) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
         if not unsafe:
             break
         fixed |= unsafe
-    kernels = tuple(replace(k, private=p.private) for k, p in zip(mapper.kernels, found))
-    return ScheduledScop(scop, deps, schedule, final, kernels, names)
+    kernels = [replace(k, private=p.private) for k, p in zip(kernels, found)]
+    return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host)
+
+
+def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.UnionMap | None, names: Names,
+            first_kernel: int) -> tuple[frozenset[str], isl.Schedule, list[Kernel]]:
+    """The statements left on the host, the tree with kernels marked, and the kernels.
+
+    A host statement that the schedule puts inside a kernel runs there; its
+    scalars are then no host scalars, and the mapping is made again."""
+    excluded: frozenset[str] = frozenset()
+    while True:
+        host = host_statements(scop, excluded)
+        mapper = KernelMapper(options, sizes, names, first_kernel, host)
+        final = mapper.run(schedule)
+        in_kernels = host & frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
+        if not in_kernels:
+            return host, final, mapper.kernels
+        excluded |= written_scalars(scop, in_kernels)

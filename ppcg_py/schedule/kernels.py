@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from ..isl_context import sets_of
 from ..names import Names
 from ..options import Options
 from .sizes import KernelSizes, kernel_sizes
@@ -61,9 +62,10 @@ class Kernel:
 
 class KernelMapper:
     def __init__(self, options: Options, sizes: isl.UnionMap | None, names: Names,
-                 first_kernel: int = 0) -> None:
+                 first_kernel: int = 0, host: frozenset[str] = frozenset()) -> None:
         self.options, self.sizes, self.names = options, sizes, names
         self.first = first_kernel
+        self.host = host                  # statements that may stay on the host (schedule/host.py)
         self.kernels: list[Kernel] = []
 
     def run(self, schedule: isl.Schedule) -> isl.Schedule:
@@ -71,7 +73,13 @@ class KernelMapper:
 
     def visit(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         kind = node.get_type()
+        if kind != NT.domain and self._on_host(node):
+            return node     # what reaches the node: host statements only (or nothing)
         if kind in (NT.sequence, NT.set):
+            if not _has_parallelism(node) and not any(self._on_host(node.child(k)) for k in range(node.n_children())):
+                return self.single_thread_kernel(node)      # one launch for the whole serial part
+            if kind == NT.sequence:
+                node = self._serial_runs_grouped(node)
             for k in range(node.n_children()):
                 node = self.visit(node.child(k)).parent()
             return node
@@ -82,6 +90,20 @@ class KernelMapper:
         if node.n_children() == 0:
             return node
         return self.visit(node.child(0)).parent()
+
+    def _on_host(self, node: isl.ScheduleNode) -> bool:
+        return {s.get_tuple_name() for s in sets_of(node.get_domain())} <= self.host
+
+    def _serial_runs_grouped(self, sequence: isl.ScheduleNode) -> isl.ScheduleNode:
+        """The sequence with each run of consecutive children that have no parallelism
+        (durbin's `sum = 0`, `sum += ...`, `beta = ...`, `alpha = ...`) moved under a
+        sequence of its own, which becomes one single-thread kernel: one launch instead
+        of one per statement. The order of the children does not change."""
+        serial = [not _has_parallelism(sequence.child(k)) and not self._on_host(sequence.child(k))
+                  for k in range(sequence.n_children())]
+        for first, last in reversed(_runs(serial)):
+            sequence = _grouped(sequence, first, last)
+        return sequence
 
     def band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         if _leading_coincident(node) > 0:
@@ -140,6 +162,56 @@ class KernelMapper:
         node = node.parent().parent()                      # back at the block filter
         node = node.insert_context(_id_ranges(ctx, block_ids + thread_ids, sizes.grid + sizes.block, host_depth))
         return node.insert_mark(isl.Id(kernel.name, context=ctx))
+
+
+def _runs(flags: list[bool]) -> list[tuple[int, int]]:
+    """(first, last) of each run of two or more consecutive true flags."""
+    runs, start = [], None
+    for k, flag in enumerate(flags + [False]):
+        if flag and start is None:
+            start = k
+        elif not flag and start is not None:
+            if k - 1 > start:
+                runs.append((start, k - 1))
+            start = None
+    return runs
+
+
+def _grouped(sequence: isl.ScheduleNode, first: int, last: int) -> isl.ScheduleNode:
+    """The sequence with its children first..last under one filter and sequence of their
+    own (isl's order_before/order_after split the sequence around them); returns the
+    node at the sequence's position, which the splits do not move."""
+    n = sequence.n_children()
+    filters = [sequence.child(k).filter_get_filter() for k in range(n)]
+    path = _position(sequence)
+    node = sequence
+    try:
+        if first > 0:
+            node = node.order_before(_union(filters[:first]))     # at the rest's copy of the sequence
+        if last < n - 1:
+            node = node.order_after(_union(filters[last + 1:]))   # at the run's copy
+        node = node.get_schedule().get_root()
+        for k in path:
+            node = node.child(k)
+    except isl.Error:           # a shape the splits did not give: keep one kernel per child
+        return sequence
+    return node if node.get_type() == NT.sequence else sequence
+
+
+def _position(node: isl.ScheduleNode) -> list[int]:
+    """The child indices from the root down to `node`."""
+    path = []
+    while node.has_parent():
+        path.append(node.get_child_position())
+        node = node.parent()
+    return path[::-1]
+
+
+def _union(sets: list[isl.UnionSet]) -> isl.UnionSet:
+    result = sets[0]
+    for other in sets[1:]:
+        result = result.union(other)
+    return result
 
 
 def _atomic(band: isl.ScheduleNode) -> isl.ScheduleNode:
