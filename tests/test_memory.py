@@ -259,6 +259,21 @@ DISJOINT_WRITES = """  for (int t = 1; t < T; t++)
       A[2 * t + 1][i] = A[2 * t - 2][i] * 0.5;
     }"""
 
+# A[i][k] and A[i][k + 1]: two 32 x 32 tiles, or one of 32 x 33
+CHAIN_PROGRAM = """#define N 64
+static double A[N][N + 1], C[N][N];
+void f(void)
+{
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < N; k++)
+        C[i][j] += A[i][k] * A[i][k + 1];
+#pragma endscop
+}
+"""
+
+
 def _groups(source: Path, monkeypatch, array: str, **options) -> list[tuple[str, frozenset[str]]]:
     """The groups of `array` in every kernel: (placement, its references as written
     in the SCoP's relations, "A[i, k]", with " (write)" where they write)."""
@@ -315,6 +330,20 @@ def test_writes_that_never_meet_get_groups_of_their_own(tmp_path, monkeypatch):
     assert {"A[2t, i] (write)", "A[1 + 2t, i] (write)"} == {r for refs in writing for r in refs if "write" in r}
     report = verify(VerifyConfig(source=src, use_nvcc=False), tmp_path / "work")
     assert report.ok, report.summary()
+
+
+def test_group_chains_share_one_tile(tmp_path, monkeypatch):
+    """PPCG's --group-chains: A[i][k] and A[i][k + 1] in one 32 x 33 tile (8448
+    bytes, not 16384); --no-group-chains keeps them apart."""
+    src = tmp_path / "chain.c"
+    src.write_text(CHAIN_PROGRAM)
+    chained = _groups(src, monkeypatch, "A", max_shared_memory=16384)
+    assert chained == [("shared", frozenset({"A[i, k]", "A[i, 1 + k]"}))], chained
+    apart = _groups(src, monkeypatch, "A", max_shared_memory=16384, group_chains=False)
+    assert sorted(apart) == [("shared", frozenset({"A[i, k]"})), ("shared", frozenset({"A[i, 1 + k]"}))], apart
+    from ppcg_py.cli import build_parser, options_from
+    assert not options_from(build_parser().parse_args(["--no-group-chains", str(src)])).group_chains
+    assert options_from(build_parser().parse_args([str(src)])).group_chains
 
 
 def test_a_copy_outside_a_loop_must_see_the_writes_of_all_its_iterations():

@@ -2,7 +2,8 @@
 
 References to one array are grouped as PPCG groups them (`_group`): two that touch
 one element within one iteration of the loops outside their copies are grouped when
-either writes (one local copy must serve them both). A group goes to registers when each
+either writes (one local copy must serve them both), and two whose shared-memory
+tiles together are smaller than apart. A group goes to registers when each
 thread's elements are a function of its tile and thread coordinates (they do not
 move with the loops a thread runs through) and there is reuse; otherwise to shared
 memory when its tile (a constant-size box per tile iteration) fits in what is left
@@ -92,12 +93,13 @@ class _Group:
     the outermost depth at which the group may be copied (its tiles' levels, the full
     depth when it has none): a copy made there serves every iteration below it, so
     it would miss another group's writes to its elements within one iteration at
-    that depth.
+    that depth. `shared` is its shared-memory tile (level, box), when it may get one.
     """
 
     refs: tuple[_Reference, ...]
     outer: isl.UnionMap
     depth: int
+    shared: tuple[int, tuple[BoxDim, ...]] | None = None
 
     @property
     def array(self) -> str:
@@ -183,7 +185,11 @@ def _group(scop: Scop, kernel: Kernel, refs: list[_Reference], options: Options,
     3. each group's tiles are found, and with them the depth of its copies; two
        groups, either writing, that touch one element in one iteration at the
        shallower of their depths are merged (their tiles found again), until no
-       such pair is left.
+       such pair is left;
+    4. with `group_chains`, two groups with shared-memory tiles that touch one
+       element at that depth are merged when the tile of the union is smaller
+       than their two tiles together (A[i][k] and A[i][k + 1]: one 32 x 33 tile for
+       two of 32 x 32); then step 3 again.
 
     The groups come in the order of their last reference, the order in which they
     are offered the shared-memory budget."""
@@ -196,7 +202,7 @@ def _group(scop: Scop, kernel: Kernel, refs: list[_Reference], options: Options,
 
 def _array_groups(scop: Scop, kernel: Kernel, refs: list[_Reference], options: Options,
                   prefix: str) -> list[_Group]:
-    """Steps 1 to 3 of `_group` for the references to one array."""
+    """Steps 1 to 4 of `_group` for the references to one array."""
     def bounded(group: _Group) -> _Group:
         return _bounded(scop, kernel, group, options, prefix)
 
@@ -209,9 +215,22 @@ def _array_groups(scop: Scop, kernel: Kernel, refs: list[_Reference], options: O
         joined = writes_overlap(a, b)
         return None if joined is None else bounded(joined)
 
+    def chain(a: _Group, b: _Group) -> _Group | None:
+        if a.shared is None or b.shared is None or not _overlap(a, b, min(a.depth, b.depth)):
+            return None
+        union = bounded(_joined(kernel, a, b))
+        if union.shared is None or box_size(union.shared[1]) >= box_size(a.shared[1]) + box_size(b.shared[1]):
+            return None
+        return union
+
     singles = [_Group((r,), _at_outer_loops(kernel, r.relation), kernel.depth) for r in refs]
     groups = [bounded(g) for g in _merge(singles, writes_overlap)]
-    return _merge(groups, bounded_writes_overlap)
+    groups = _merge(groups, bounded_writes_overlap)
+    if options.group_chains:
+        chained = _merge(groups, chain)
+        if len(chained) < len(groups):
+            groups = _merge(chained, bounded_writes_overlap)
+    return groups
 
 
 def _merge(groups: list[_Group], join: Callable[[_Group, _Group], _Group | None]) -> list[_Group]:
@@ -246,17 +265,23 @@ def _joined(kernel: Kernel, a: _Group, b: _Group) -> _Group:
 
 
 def _bounded(scop: Scop, kernel: Kernel, group: _Group, options: Options, prefix: str) -> _Group:
-    """`group` with the depth of the shallowest copy `_place` may make of it (in
-    registers or shared memory), the kernel's full depth when none. The conditions
-    are `_place`'s, the budget aside: a group that does not fit stays global, which
-    is deeper, not shallower. As in PPCG, both tiles count, though `_place` prefers
-    registers."""
+    """`group` with its tiles: the depth of the shallowest copy `_place` may make of
+    it (in registers or shared memory), and its shared-memory tile if `_place` may
+    use one. The conditions are `_place`'s, the budget aside: a group that does not
+    fit stays global, which is deeper, not shallower. As in PPCG, both tiles count,
+    though `_place` prefers registers.
+
+    A tile larger than all of shared memory is no shared-memory tile here, where
+    PPCG finds that out only after grouping. So no chain forms whose tile cannot
+    fit: adi's two 32 x 32 tiles of v stay apart and one gets shared memory, where
+    their 32 x 34 union would get none; and seidel-2d's nine 32 x 187 tiles of A
+    (none fits) spare a second of boxes of their unions."""
     if not kernel.thread_ids or scop.array(group.array).is_scalar:
-        return replace(group, depth=kernel.depth)
+        return replace(group, depth=kernel.depth, shared=None)
     refs = list(group.refs)
     relation = _relation(refs)
     reuse = _reuse(kernel, relation)
-    depth = kernel.depth
+    depth, shared = kernel.depth, None
     if options.use_private_memory and reuse and _thread_invariant(kernel, relation):
         level, box = _level(kernel, relation, prefix, per_thread=True)
         if box is not None and box_size(box) <= MAX_PRIVATE_ELEMENTS:
@@ -265,7 +290,13 @@ def _bounded(scop: Scop, kernel: Kernel, group: _Group, options: Options, prefix
         level, box = _level(kernel, relation, prefix, per_thread=False)
         if box is not None:
             depth = min(depth, level)
-    return replace(group, depth=depth)
+            if box_size(box) * _element_bytes(scop, group.array) <= options.max_shared_memory:
+                shared = (level, box)
+    return replace(group, depth=depth, shared=shared)
+
+
+def _element_bytes(scop: Scop, array: str) -> int:
+    return ELEMENT_BYTES.get(scop.array(array).element_type, 8)
 
 
 def _at_outer_loops(kernel: Kernel, relation: isl.UnionMap) -> isl.UnionMap:
