@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-shared-memory", type=_positive, default=8192)
     p.add_argument("--no-shared-memory", action="store_true")
     p.add_argument("--no-private-memory", action="store_true")
+    p.add_argument("--no-group-chains", action="store_true",
+                   help="do not merge reference groups whose joint shared-memory tile is smaller than "
+                        "their two tiles together")
     p.add_argument("--unroll-copy-shared", action="store_true", help="unroll copies to/from shared memory")
     p.add_argument("--unroll-gpu-tile", action="store_true", help="unroll the point loops of each kernel")
     p.add_argument("--isl-schedule-serialize-sccs", action="store_true")
@@ -112,7 +115,7 @@ def options_from(args: argparse.Namespace) -> Options:
         max_coefficient=args.isl_schedule_max_coefficient,
         feautrier=args.isl_schedule_algorithm == "feautrier",
         max_shared_memory=args.max_shared_memory, use_shared_memory=not args.no_shared_memory,
-        use_private_memory=not args.no_private_memory,
+        use_private_memory=not args.no_private_memory, group_chains=not args.no_group_chains,
         unroll_copy_shared=args.unroll_copy_shared, unroll_gpu_tile=args.unroll_gpu_tile,
         dumps=frozenset(d for d in ("scop", "schedule", "final-schedule", "sizes")
                         if getattr(args, "dump_" + d.replace("-", "_"))),

@@ -30,6 +30,7 @@ class Options:
     max_shared_memory: int = 8192
     use_shared_memory: bool = True
     use_private_memory: bool = True
+    group_chains: bool = True                 # merge groups whose joint shared tile is smaller
     unroll_copy_shared: bool = False          # unroll the loops that copy to/from shared memory
     unroll_gpu_tile: bool = False             # unroll the point loops of every kernel
     dumps: frozenset[str] = field(default_factory=frozenset)  # scop, schedule, sizes, ...

@@ -214,3 +214,163 @@ def test_block_ownership_is_checked_only_where_the_loops_do_not_show_it(tmp_path
                  str(wrapped)]) == 0
     kernel = (out / "wrapped_grid_tile_of_every_block_kernel.cu").read_text()
     assert re.search(r"\(c0 - b_0\) % 3 == 0", kernel), kernel
+
+
+# -- reference groups (memory/groups.py: _group) ---------------------------------
+
+GROUPS_PROGRAM = """#include <stdio.h>
+#define T 12
+#define N 64
+static double A[2 * T + 2][N], B[N];
+static void f(void)
+{
+#pragma scop
+%s
+#pragma endscop
+}
+int main(void)
+{
+  for (int r = 0; r < 2 * T + 2; r++)
+    for (int i = 0; i < N; i++)
+      A[r][i] = (r * N + i) %% 7 - 3.0;
+  for (int i = 0; i < N; i++)
+    B[i] = i * 0.25;
+  f();
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\n");
+  fprintf(stderr, "begin dump: A\\n");
+  for (int r = 0; r < 2 * T + 2; r++)
+    for (int i = 0; i < N; i++)
+      fprintf(stderr, "%%0.17g ", A[r][i]);
+  fprintf(stderr, "\\nend   dump: A\\n");
+  fprintf(stderr, "==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+# a write and a read of another element (A[i][0], written where j = 0) in one tile
+READ_WRITE_OVERLAP = """  for (int i = 0; i < 2 * T + 2; i++)
+    for (int j = 0; j < N; j++)
+      A[i][j] = A[i][j] + A[i][0] * B[j];"""
+
+# S_0 writes the even rows, S_1 the odd ones, each reading the other's row of step t - 1
+DISJOINT_WRITES = """  for (int t = 1; t < T; t++)
+    for (int i = 0; i < N; i++) {
+      A[2 * t][i] = A[2 * t - 1][i] + B[i];
+      A[2 * t + 1][i] = A[2 * t - 2][i] * 0.5;
+    }"""
+
+# A[i][k] and A[i][k + 1]: two 32 x 32 tiles, or one of 32 x 33
+CHAIN_PROGRAM = """#define N 64
+static double A[N][N + 1], C[N][N];
+void f(void)
+{
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < N; k++)
+        C[i][j] += A[i][k] * A[i][k + 1];
+#pragma endscop
+}
+"""
+
+
+def _groups(source: Path, monkeypatch, array: str, **options) -> list[tuple[str, frozenset[str]]]:
+    """The groups of `array` in every kernel: (placement, its references as written
+    in the SCoP's relations, "A[i, k]", with " (write)" where they write)."""
+    import ppcg_py.memory as memory
+    from ppcg_py.driver import compile_source
+    from ppcg_py.memory.groups import plan_kernel
+    from ppcg_py.options import Options
+    found = []
+
+    def recording(scop, kernel, opts, names):
+        planned = plan_kernel(scop, kernel, opts, names)
+        written = {acc.tag: re.search(r"-> (\w+\[[^\]]*\])", str(acc.index)).group(1) +
+                   (" (write)" if acc.is_write else "") for s in scop.statements for acc in s.accesses}
+        found.extend((g.placement, frozenset(written[t] for t in g.refs)) for g in planned.groups if g.array == array)
+        return planned
+    monkeypatch.setattr(memory, "plan_kernel", recording)
+    compile_source(str(source), Options(**options))
+    return found
+
+
+def test_syrk_promotes_a_i_k_alone(monkeypatch):
+    """syrk's A[i][k] and A[j][k] are only read: they need not share a copy, and
+    apart A[i][k] has a 32 x 32 tile in shared memory (together they have no tile of
+    constant size: before, neither got shared memory). A[j][k]'s tile no longer fits."""
+    src = kernel_source("syrk")
+    groups = _groups(src, monkeypatch, "A", include_dirs=(str(POLYBENCH / "utilities"), str(src.parent)),
+                     defines=("SMALL_DATASET",))
+    assert sorted(groups) == [("global", frozenset({"A[j, k]"})), ("shared", frozenset({"A[i, k]"}))]
+
+
+def _program(tmp_path, body: str) -> Path:
+    src = tmp_path / "groups.c"
+    src.write_text(GROUPS_PROGRAM % body)
+    return src
+
+
+def test_a_write_and_a_read_of_one_tile_share_a_group(tmp_path, monkeypatch):
+    src = _program(tmp_path, READ_WRITE_OVERLAP)
+    groups = _groups(src, monkeypatch, "A")
+    assert len(groups) == 1, groups
+    assert {"A[i, 0]", "A[i, j] (write)"} <= groups[0][1], groups
+    report = verify(VerifyConfig(source=src, use_nvcc=False), tmp_path / "work")
+    assert report.ok, report.summary()
+
+
+def test_writes_that_never_meet_get_groups_of_their_own(tmp_path, monkeypatch):
+    """Two writes to one array that never touch one element: each gets a group of
+    its own (with the read of its rows), two copies that cannot hide each other's
+    writes; the program still computes what gcc's does."""
+    src = _program(tmp_path, DISJOINT_WRITES)
+    groups = _groups(src, monkeypatch, "A")
+    writing = [refs for _, refs in groups if any(r.endswith("(write)") for r in refs)]
+    assert len(writing) == 2, groups
+    assert {"A[2t, i] (write)", "A[1 + 2t, i] (write)"} == {r for refs in writing for r in refs if "write" in r}
+    report = verify(VerifyConfig(source=src, use_nvcc=False), tmp_path / "work")
+    assert report.ok, report.summary()
+
+
+def test_group_chains_share_one_tile(tmp_path, monkeypatch):
+    """PPCG's --group-chains: A[i][k] and A[i][k + 1] in one 32 x 33 tile (8448
+    bytes, not 16384); --no-group-chains keeps them apart."""
+    src = tmp_path / "chain.c"
+    src.write_text(CHAIN_PROGRAM)
+    chained = _groups(src, monkeypatch, "A", max_shared_memory=16384)
+    assert chained == [("shared", frozenset({"A[i, k]", "A[i, 1 + k]"}))], chained
+    apart = _groups(src, monkeypatch, "A", max_shared_memory=16384, group_chains=False)
+    assert sorted(apart) == [("shared", frozenset({"A[i, k]"})), ("shared", frozenset({"A[i, 1 + k]"}))], apart
+    from ppcg_py.cli import build_parser, options_from
+    assert not options_from(build_parser().parse_args(["--no-group-chains", str(src)])).group_chains
+    assert options_from(build_parser().parse_args([str(src)])).group_chains
+
+
+def test_a_copy_outside_a_loop_must_see_the_writes_of_all_its_iterations():
+    """One group writes C[c0] where c1 = 0, another reads it where c1 = 1: never in
+    one iteration of both loops, but a copy of either made outside the c1 loop
+    (depth 1) would miss or overwrite the other's write. So they overlap at depth 1,
+    not at 2, and placements that copy one of them at depth 1 are a stale pair
+    (the guard after placement merges them)."""
+    from types import SimpleNamespace
+
+    from ppcg_py.memory.groups import ArrayGroup, _Group, _overlap, _Reference, _stale_pair
+    ctx = new_context()
+
+    def group(tag: str, c1: int, writes: bool) -> _Group:
+        outer = isl.UnionMap.read_from_str(ctx, f"{{ [c0, c1] -> C[c0] : 0 <= c0 < 8 and c1 = {c1} }}")
+        relation = isl.UnionMap.read_from_str(ctx, f"{{ S[i, j] -> C[i] : 0 <= i < 8 and j = {c1} }}")
+        return _Group((_Reference("C", relation, not writes, writes, tag),), outer, 2)
+    write, read = group("ref_0", 0, True), group("ref_1", 1, False)
+    assert _overlap(write, read, 1) and not _overlap(write, read, 2)
+    kernel = SimpleNamespace(depth=2)
+
+    def placed(placement: str, level: int) -> list[ArrayGroup]:
+        return [ArrayGroup("C", frozenset({"ref_0"}), placement, level=level),
+                ArrayGroup("C", frozenset({"ref_1"}), "global")]
+    assert _stale_pair(kernel, [write, read], placed("private", 1)) == (0, 1)
+    assert _stale_pair(kernel, [write, read], placed("shared", 2)) is None
+    assert _stale_pair(kernel, [write, read], placed("global", 0)) is None
+    # two readers may keep copies of their own at any depth
+    other = group("ref_2", 0, False)
+    assert _stale_pair(kernel, [other, read], placed("private", 1)) is None

@@ -4,7 +4,8 @@ islpy's FixedBox has no accessors (islpy does not wrap isl's fixed_box.h), so th
 here as the seed paper describes: per dimension, every lower bound found in the
 constraints (and the minimum, when it is one affine piece) is a candidate; the
 candidate whose extent (max of index - bound, + 1, over all parameter values)
-is a constant and smallest wins. With `strides`, a dimension whose elements are
+is a constant and smallest wins. The minimum, a parametric ILP, is sought only when
+the bounds do not reach the narrowest extent the elements allow. With `strides`, a dimension whose elements are
 congruent to an offset modulo a stride (a thread's share of a tile) is first
 divided by that stride, once every element is checked to be on that lattice.
 """
@@ -63,11 +64,13 @@ def _box_dim(column: isl.Set, strides: bool) -> BoxDim | None:
             stride = int(value.to_python())
             offset = info.get_offset()
             column = _divide(column, stride, offset)
-    best: tuple[int, isl.Aff] | None = None
-    for lower in _candidates(column):
-        extent = _extent(column, lower)
-        if extent is not None and (best is None or extent < best[0]):
-            best = (extent, lower)
+    width = _width(column)
+    if width is not None and width.is_infty():
+        return None
+    narrowest = int(width.to_python()) + 1 if width is not None and width.is_int() else None
+    best = _narrowest(column, _hull_bounds(column), None)
+    if best is None or best[0] != narrowest:      # the exact minimum may do better
+        best = _narrowest(column, _minimum(column), best)
     if best is None:
         return None
     lower = isl.PwAff.from_aff(best[1]).drop_dims(isl.dim_type.in_, 0, 1)
@@ -104,7 +107,32 @@ def _divide(column: isl.Set, stride: int, offset: isl.Aff) -> isl.Set:
     return isl.Map.from_aff(scaled.add(offset)).intersect_range(column).domain()
 
 
-def _candidates(column: isl.Set) -> list[isl.Aff]:
+def _width(column: isl.Set) -> isl.Val | None:
+    """The most two elements at one parameter value are apart (infinity when
+    unbounded), or None when isl cannot say. No box is narrower than this plus one:
+    its lower bound is below both. A non-parametric ILP, unlike the column's exact
+    minimum: a per-thread column with no box (lu's A[i][k] under an outer loop)
+    took a second to find none through the minimum, and a constant one (c0) as
+    long to find nothing better than its bound c0."""
+    def compute() -> isl.Val:
+        deltas = isl.Map.from_domain_and_range(column, column).deltas()
+        ls = isl.LocalSpace.from_space(deltas.get_space())
+        return isl.PwAff.var_on_domain(ls, isl.dim_type.set, 0).intersect_domain(deltas).max_val()
+    return refinement(column.get_ctx(), LIMITS.column_minimum, compute)
+
+
+def _narrowest(column: isl.Set, lowers: list[isl.Aff],
+               best: tuple[int, isl.Aff] | None) -> tuple[int, isl.Aff] | None:
+    """`best` or the first of `lowers` with a smaller constant extent, if any."""
+    for lower in lowers:
+        extent = _extent(column, lower)
+        if extent is not None and (best is None or extent < best[0]):
+            best = (extent, lower)
+    return best
+
+
+def _hull_bounds(column: isl.Set) -> list[isl.Aff]:
+    """Lower bounds read off the constraints of the column's hull."""
     found: list[isl.Aff] = []
     # bounds of the div-free over-approximation are still lower bounds of the column
     for constraint in column.remove_divs().simple_hull().get_constraints():
@@ -112,14 +140,19 @@ def _candidates(column: isl.Set) -> list[isl.Aff]:
             found.append(constraint.get_bound(isl.dim_type.set, 0).ceil())
         elif constraint.is_equality() and not constraint.get_coefficient_val(isl.dim_type.set, 0).is_zero():
             found.append(constraint.get_bound(isl.dim_type.set, 0).ceil())
+    return found
+
+
+def _minimum(column: isl.Set) -> list[isl.Aff]:
+    """The column's exact minimum as a lower bound, when it is one affine piece."""
     # the exact minimum is a parametric ILP: cheap on tiles, minutes on sets with
     # many existentials (modulo guards under a wrapped grid); then go without it
     minimum = refinement(column.get_ctx(), LIMITS.column_minimum, lambda: column.dim_min(0))
     if minimum is not None and minimum.n_piece() == 1:
         pieces = minimum.get_pieces()
         aff = pieces[0][1].floor()     # integral, as isl's optimisers need; still a lower bound
-        found.append(aff.add_dims(isl.dim_type.in_, 1))
-    return found
+        return [aff.add_dims(isl.dim_type.in_, 1)]
+    return []
 
 
 def _extent(column: isl.Set, lower: isl.Aff) -> int | None:

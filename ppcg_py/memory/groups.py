@@ -1,7 +1,9 @@
 """Reference groups of a kernel and where each lives: registers, shared or global memory.
 
-The seed paper's Algorithm 1: references to one array whose elements overlap are
-grouped (one local copy must serve them all). A group goes to registers when each
+References to one array are grouped as PPCG groups them (`_group`): two that touch
+one element within one iteration of the loops outside their copies are grouped when
+either writes (one local copy must serve them both), and two whose shared-memory
+tiles together are smaller than apart. A group goes to registers when each
 thread's elements are a function of its tile and thread coordinates (they do not
 move with the loops a thread runs through) and there is reuse; otherwise to shared
 memory when its tile (a constant-size box per tile iteration) fits in what is left
@@ -13,7 +15,11 @@ c0, c1, ... (the generated loop iterators), so that they read as C at any level.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import itertools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -78,25 +84,96 @@ class _Reference:
     tag: str
 
 
+@dataclass(frozen=True)
+class _Group:
+    """References that are to share one copy, and what grouping knows of that copy.
+
+    `outer` maps the values of the kernel's outer loops (host and tile loops, its
+    full depth) to the elements the references touch in that iteration. `depth` is
+    the outermost depth at which the group may be copied (its tiles' levels, the full
+    depth when it has none): a copy made there serves every iteration below it, so
+    it would miss another group's writes to its elements within one iteration at
+    that depth. `shared` is its shared-memory tile (level, box), when it may get one.
+    """
+
+    refs: tuple[_Reference, ...]
+    outer: isl.UnionMap
+    depth: int
+    shared: tuple[int, tuple[BoxDim, ...]] | None = None
+
+    @property
+    def array(self) -> str:
+        return self.refs[0].array
+
+    @property
+    def writes(self) -> bool:
+        return any(r.writes for r in self.refs)
+
+
 def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
                 host_scalars: frozenset[str] = frozenset()) -> KernelMemory:
-    """Where each reference group of the kernel lives. Host scalars (written by host
-    statements only, schedule/host.py) are read from the kernel's arguments."""
+    """Where each reference group of the kernel lives. The schedule stage has decided
+    for two kinds of scalar already: host scalars (written by host statements only,
+    schedule/host.py) are read from the kernel's arguments, and a private scalar
+    (schedule/private.py) is one variable per thread, whatever its references'
+    footprints."""
     references = _references(scop, kernel)
     by_value = tuple(ArrayGroup(r.array, frozenset({r.tag}), "argument", name=r.array,
                                 element_type=scop.array(r.array).element_type, reason="written on the host")
                      for r in references if r.array in host_scalars)
-    groups = _group([r for r in references if r.array not in host_scalars])
-    if not kernel.thread_ids:
-        return KernelMemory(kernel.name, by_value + tuple(_global(g, "single-thread kernel") for g in groups))
-    budget = options.max_shared_memory if options.use_shared_memory else 0
-    placed = []
-    for group in groups:
-        decision = _place(scop, kernel, group, options, budget, names.iterator)
-        if decision.placement == "shared":
-            budget -= decision.bytes
-        placed.append(decision)
-    return KernelMemory(kernel.name, by_value + tuple(_named(placed, names, scop.used_names)))
+    private = tuple(ArrayGroup(name, frozenset(r.tag for r in references if r.array == name), "private",
+                               element_type=scop.array(name).element_type,
+                               reason="a copy per thread: its values stay in one")
+                    for name in sorted(kernel.private) if any(r.array == name for r in references))
+    decided = by_value + tuple(_named(list(private), names, scop.used_names))
+    references = [r for r in references if r.array not in host_scalars and r.array not in kernel.private]
+    with _remembering_levels():
+        groups = _group(scop, kernel, references, options, names.iterator)
+        if not kernel.thread_ids:
+            return KernelMemory(kernel.name, decided + tuple(_global(list(g.refs), "single-thread kernel")
+                                                             for g in groups))
+        placed = _place_all(scop, kernel, groups, options, names.iterator)
+    return KernelMemory(kernel.name, decided + tuple(_named(placed, names, scop.used_names)))
+
+
+def _place_all(scop: Scop, kernel: Kernel, groups: list[_Group], options: Options,
+               prefix: str) -> list[ArrayGroup]:
+    """Each group's placement, in order, out of one shared-memory budget.
+
+    Then a guard: of two groups of one array placed apart, neither may work on a
+    stale copy of the other's writes. `_group` merged every such pair at the depths
+    it expects `_place` to choose; should `_place` choose a shallower one (a change
+    to `_place` alone), the pair is merged here and all is placed again, rather than
+    generating wrong code."""
+    while True:
+        budget = options.max_shared_memory if options.use_shared_memory else 0
+        placed = []
+        for group in groups:
+            decision = _place(scop, kernel, list(group.refs), options, budget, prefix)
+            if decision.placement == "shared":
+                budget -= decision.bytes
+            placed.append(decision)
+        pair = _stale_pair(kernel, groups, placed)
+        if pair is None:
+            return placed
+        i, j = pair
+        groups = groups[:i] + [_joined(kernel, groups[i], groups[j])] + groups[i + 1:j] + groups[j + 1:]
+
+
+def _stale_pair(kernel: Kernel, groups: list[_Group], placed: list[ArrayGroup]) -> tuple[int, int] | None:
+    """Two groups of one array, one writing, not both global, that touch one element
+    in one iteration of the outer loops at the shallower of their copies' depths."""
+    def depth(decision: ArrayGroup) -> int:
+        return kernel.depth if decision.placement == "global" else decision.level
+    for i, j in itertools.combinations(range(len(groups)), 2):
+        a, b = groups[i], groups[j]
+        if a.array != b.array or not (a.writes or b.writes):
+            continue
+        if placed[i].placement == "global" and placed[j].placement == "global":
+            continue
+        if _overlap(a, b, min(depth(placed[i]), depth(placed[j]))):
+            return i, j
+    return None
 
 
 def _references(scop: Scop, kernel: Kernel) -> list[_Reference]:
@@ -111,19 +188,153 @@ def _references(scop: Scop, kernel: Kernel) -> list[_Reference]:
     return refs
 
 
-def _group(refs: list[_Reference]) -> list[list[_Reference]]:
-    """Union of references to one array whose elements overlap."""
-    groups: list[list[_Reference]] = []
-    for ref in refs:
-        touching = [g for g in groups if g[0].array == ref.array and any(
-            not _elements(r).intersect(_elements(ref)).is_empty() for r in g)]
-        merged = [ref] + [r for g in touching for r in g]
-        groups = [g for g in groups if all(g is not t for t in touching)] + [merged]
+def _group(scop: Scop, kernel: Kernel, refs: list[_Reference], options: Options,
+           prefix: str) -> list[_Group]:
+    """The kernel's reference groups, formed array by array as PPCG forms them
+    (gpu_group.c: group_array_references):
+
+    1. one group per reference;
+    2. two groups that touch one element in one iteration of the kernel's outer
+       loops (host and tile loops) are merged when either writes: a copy of one
+       would hide the other's writes. Read-only groups need no merging: copies
+       of elements that no group writes meanwhile agree (syrk's A[i][k] and
+       A[j][k]: together they have no tile of constant size, apart A[i][k] has one);
+    3. each group's tiles are found, and with them the depth of its copies; two
+       groups, either writing, that touch one element in one iteration at the
+       shallower of their depths are merged (their tiles found again), until no
+       such pair is left;
+    4. with `group_chains`, two groups with shared-memory tiles that touch one
+       element at that depth are merged when the tile of the union is smaller
+       than their two tiles together (A[i][k] and A[i][k + 1]: one 32 x 33 tile for
+       two of 32 x 32); then step 3 again.
+
+    The groups come in the order of their last reference, the order in which they
+    are offered the shared-memory budget."""
+    order = {r.tag: k for k, r in enumerate(refs)}
+    groups: list[_Group] = []
+    for array in dict.fromkeys(r.array for r in refs):
+        groups += _array_groups(scop, kernel, [r for r in refs if r.array == array], options, prefix)
+    return sorted(groups, key=lambda g: max(order[r.tag] for r in g.refs))
+
+
+def _array_groups(scop: Scop, kernel: Kernel, refs: list[_Reference], options: Options,
+                  prefix: str) -> list[_Group]:
+    """Steps 1 to 4 of `_group` for the references to one array."""
+    def bounded(group: _Group) -> _Group:
+        return _bounded(scop, kernel, group, options, prefix)
+
+    def writes_overlap(a: _Group, b: _Group) -> _Group | None:
+        if (a.writes or b.writes) and _overlap(a, b, min(a.depth, b.depth)):
+            return _joined(kernel, a, b)
+        return None
+
+    def bounded_writes_overlap(a: _Group, b: _Group) -> _Group | None:
+        joined = writes_overlap(a, b)
+        return None if joined is None else bounded(joined)
+
+    def chain(a: _Group, b: _Group) -> _Group | None:
+        if a.shared is None or b.shared is None or not _overlap(a, b, min(a.depth, b.depth)):
+            return None
+        union = bounded(_joined(kernel, a, b))
+        if union.shared is None or box_size(union.shared[1]) >= box_size(a.shared[1]) + box_size(b.shared[1]):
+            return None
+        return union
+
+    singles = [_Group((r,), _at_outer_loops(kernel, r.relation), kernel.depth) for r in refs]
+    groups = [bounded(g) for g in _merge(singles, writes_overlap)]
+    groups = _merge(groups, bounded_writes_overlap)
+    if options.group_chains:
+        chained = _merge(groups, chain)
+        if len(chained) < len(groups):
+            groups = _merge(chained, bounded_writes_overlap)
     return groups
 
 
-def _elements(ref: _Reference) -> isl.UnionSet:
-    return ref.relation.range()
+def _merge(groups: list[_Group], join: Callable[[_Group, _Group], _Group | None]) -> list[_Group]:
+    """Merge two groups while `join` makes one group of some pair; the merged group
+    takes the first one's place. A pair `join` refused is not offered again (its
+    verdict cannot change while neither group does: join may be costly, it can find
+    the tiles of the union)."""
+    groups = list(groups)
+    refused: set[tuple[frozenset[str], frozenset[str]]] = set()
+    while True:
+        for i, j in itertools.combinations(range(len(groups)), 2):
+            key = (_tags(groups[i]), _tags(groups[j]))
+            if key in refused:
+                continue
+            joined = join(groups[i], groups[j])
+            if joined is None:
+                refused.add(key)
+                continue
+            groups = groups[:i] + [joined] + groups[i + 1:j] + groups[j + 1:]
+            break
+        else:
+            return groups
+
+
+def _tags(group: _Group) -> frozenset[str]:
+    return frozenset(r.tag for r in group.refs)
+
+
+def _joined(kernel: Kernel, a: _Group, b: _Group) -> _Group:
+    """One group of the references of `a` and `b`, its tiles not yet found."""
+    return _Group(a.refs + b.refs, a.outer.union(b.outer), kernel.depth)
+
+
+def _bounded(scop: Scop, kernel: Kernel, group: _Group, options: Options, prefix: str) -> _Group:
+    """`group` with its tiles: the depth of the shallowest copy `_place` may make of
+    it (in registers or shared memory), and its shared-memory tile if `_place` may
+    use one. The conditions are `_place`'s, the budget aside: a group that does not
+    fit stays global, which is deeper, not shallower. As in PPCG, both tiles count,
+    though `_place` prefers registers.
+
+    A tile larger than all of shared memory is no shared-memory tile here, where
+    PPCG finds that out only after grouping. So no chain forms whose tile cannot
+    fit: adi's two 32 x 32 tiles of v stay apart and one gets shared memory, where
+    their 32 x 34 union would get none; and seidel-2d's nine 32 x 187 tiles of A
+    (none fits) spare a second of boxes of their unions."""
+    if not kernel.thread_ids or scop.array(group.array).is_scalar:
+        return replace(group, depth=kernel.depth, shared=None)
+    refs = list(group.refs)
+    relation = _relation(refs)
+    reuse = _reuse(kernel, relation)
+    depth, shared = kernel.depth, None
+    if options.use_private_memory and reuse and _thread_invariant(kernel, relation):
+        level, box = _level(kernel, relation, prefix, per_thread=True)
+        if box is not None and box_size(box) <= MAX_PRIVATE_ELEMENTS:
+            depth = level
+    if options.use_shared_memory and (reuse or not _coalesced(kernel, refs)):
+        level, box = _level(kernel, relation, prefix, per_thread=False)
+        if box is not None:
+            depth = min(depth, level)
+            if box_size(box) * _element_bytes(scop, group.array) <= options.max_shared_memory:
+                shared = (level, box)
+    return replace(group, depth=depth, shared=shared)
+
+
+def _element_bytes(scop: Scop, array: str) -> int:
+    return ELEMENT_BYTES.get(scop.array(array).element_type, 8)
+
+
+def _at_outer_loops(kernel: Kernel, relation: isl.UnionMap) -> isl.UnionMap:
+    """Values of the kernel's outer loops (its full depth) -> the elements of
+    `relation` touched in that iteration."""
+    return _outer(kernel, kernel.depth).intersect_domain(kernel.domain).reverse().apply_range(relation)
+
+
+def _overlap(a: _Group, b: _Group, depth: int) -> bool:
+    """Whether `a` and `b` touch one element in one iteration of the outer loops
+    [0, depth) (PPCG's depth_accesses_overlap)."""
+    return not _outer_prefix(a.outer, depth).intersect(_outer_prefix(b.outer, depth)).is_empty()
+
+
+def _outer_prefix(outer: isl.UnionMap, depth: int) -> isl.UnionMap:
+    """{ [x0, .., xn] -> e } as { [x0, .., x(depth-1)] -> e }."""
+    result = isl.UnionMap.empty(outer.get_space())
+    for m in maps_of(outer):
+        n = m.dim(isl.dim_type.in_)
+        result = result.union(isl.UnionMap.from_map(m.project_out(isl.dim_type.in_, depth, n - depth)))
+    return result
 
 
 def _relation(group: list[_Reference], *, writes_only: bool = False) -> isl.UnionMap:
@@ -142,9 +353,6 @@ def _global(group: list[_Reference], reason: str) -> ArrayGroup:
 def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options, budget: int,
            prefix: str) -> ArrayGroup:
     array = scop.array(group[0].array)
-    if array.name in kernel.private:
-        return ArrayGroup(array.name, frozenset(r.tag for r in group), "private",
-                          element_type=array.element_type, reason="a copy per thread: its values stay in one")
     if array.is_scalar:
         return _global(group, "scalar")
     relation = _relation(group)
@@ -214,8 +422,40 @@ def _domain_as_params(m: isl.Map, depth: int, prefix: str) -> isl.Set:
     return dims_as_params(m, isl.dim_type.in_, depth, prefix).range()
 
 
+_known_levels: ContextVar[dict[tuple[str, str, bool], list[tuple[isl.UnionMap, tuple]]] | None] = \
+    ContextVar("_known_levels", default=None)
+
+
+@contextmanager
+def _remembering_levels() -> Iterator[None]:
+    """Within: `_level` remembers what it found. Grouping finds the tiles of the
+    groups that `_place` then places, and of unions it may reject; a box can
+    take a parametric ILP per dimension and depth (seconds on lu's triangles)."""
+    token = _known_levels.set({})
+    try:
+        yield
+    finally:
+        _known_levels.reset(token)
+
+
 def _level(kernel: Kernel, relation: isl.UnionMap, prefix: str, *, per_thread: bool):
-    """The outermost depth whose per-iteration box is as small as at the tile depth."""
+    """The outermost depth whose per-iteration box is as small as at the tile depth.
+
+    Remembered by the relation's value: its text is no key, as isl may simplify a
+    relation in place while it works on it."""
+    known = _known_levels.get()
+    if known is None:
+        return _find_level(kernel, relation, prefix, per_thread=per_thread)
+    found = known.setdefault((kernel.name, prefix, per_thread), [])
+    for seen, result in found:
+        if seen.is_equal(relation):
+            return result
+    result = _find_level(kernel, relation, prefix, per_thread=per_thread)
+    found.append((relation, result))
+    return result
+
+
+def _find_level(kernel: Kernel, relation: isl.UnionMap, prefix: str, *, per_thread: bool):
     full = fixed_box(_per_level(kernel, relation, kernel.depth, prefix, per_thread), strides=per_thread)
     if full is None:
         return kernel.depth, None
