@@ -6,6 +6,11 @@ bounds, decreasing and strided loops, affine and modulo conditions, stencil
 reads next to the written element, reductions into arrays and scalars, several
 arrays of mixed element types, temporaries declared inside the SCoP, chained
 assignments, casts and math functions, two SCoPs in one function or in two.
+`idioms` then inserts shapes that a dependence model must get right (scalars
+reused, accumulated, carried or live after a loop; locals assigned late, nested
+and shadowing; one array read at two footprints or at a parameter's shift),
+from a random stream of its own, so the program built here stays what the seed
+gave before them.
 
 Values stay bounded so that a program never depends on overflow: integer
 assignments are reduced modulo 1009, integer multiplications use small
@@ -414,6 +419,7 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
         program = Program(tuple(gen.params), tuple(gen.arrays), tuple(gen.scalars), scops,
                           split_functions=n_scops > 1 and gen.chance(0.4),
                           minmax_macros=gen.chance(0.7), iterators_in_for=gen.chance(0.7))
+        program = enrich(program, gen, str(seed), _attempt, features)
         for _shrink in range(6):
             count = _fits(program)
             if count is not None:
@@ -423,3 +429,9 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
             smaller = tuple((n, _smaller_prime(v)) for n, v in program.params)
             program = replace(program, params=smaller)
     raise RuntimeError(f"no program fits the budget for seed {seed}")
+
+
+def enrich(program: Program, gen: Generator, seed: str, attempt: int, features: Features) -> Program:
+    """`program` with the idioms of `idioms` (imported here: it builds on this module)."""
+    from .idioms import enrich as insert_idioms
+    return insert_idioms(program, gen, seed, attempt, features)
