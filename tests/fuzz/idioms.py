@@ -14,6 +14,7 @@ inserts it at a random place of the finished program:
     (scalar_flow)  accumulate `s = 0; for k: s += A[i][k]; C[i] = s;` (symm's temp2)
                    after_loop `t = 0; for i: t = A[i]; B[0] = t;`
                    carried    `for i: { B[i] = t; t = A[i]; }`
+                   across     `t = ...;` in one SCoP, `B[i] = t;` in the next
     locals         assigned   `double t; ...; t = A[i] + 1; B[i] = t;`
     (local_scopes) shadow     `double s = A[i];` where `s` is an outer local or scalar
                    nested     `double a = ...; for k: { double b = a + ...; } C = a;`
@@ -198,6 +199,8 @@ class Idioms:
         for _ in range(self.g._weighted(INSERTIONS)):
             idiom = self.g._weighted(table)
             program = self.insert(program, idiom)
+        if self.f.scalar_flow and len(program.scops) > 1 and not program.split_functions and self.chance(0.7):
+            program = self.across(program)
         used = {r.name for scop in program.scops for n in walk_nodes(scop) for r in node_refs(n)}
         temporaries = tuple(s for s in self.temporaries if s.name in used)
         return replace(program, scalars=program.scalars + temporaries)
@@ -209,6 +212,7 @@ class Idioms:
         for point in places[:8]:
             nodes = idiom(self, point)
             if nodes:
+                self.taken |= _names_in(nodes)   # a later temporary must not take a local's name
                 scops = list(program.scops)
                 scops[point.scop] = insert_nodes(scops[point.scop], point.path, point.pos, nodes)
                 return replace(program, scops=tuple(scops))
@@ -230,10 +234,10 @@ class Idioms:
         kind = self.g._weighted(options)
         if kind == "local":
             return self.new_local(point, value=value)
-        candidates = [s for s in self.g.scalars if (s.temporary if kind == "temporary" else s.inout)
-                      and s.name not in scope.hidden and s.name not in dict(scope.locals)]
+        candidates = [s for s in self.g.scalars if (s.temporary if kind == "temporary" else s.inout)]
         if kind == "temporary" and (not candidates or self.chance(0.3)) and len(self.temporaries) < 2:
             candidates = [self.new_temporary()]
+        candidates = [s for s in candidates if self.free(point, s.name)]
         if not candidates:
             return None
         decl = self.rng.choice(candidates)
@@ -427,6 +431,38 @@ class Idioms:
             return (*s.prefix, *nodes) if nodes else None
         loop = self.new_loop(scope, body)
         return (*s.prefix, loop) if loop is not None else None
+
+    def across(self, program: Program) -> Program:
+        """A temporary assigned in one SCoP and read in the next of the same function:
+        its value after the first SCoP is live, though the function's output does
+        not show it directly. One without a value is assigned at the first SCoP's
+        top level, so that the second always finds one."""
+        decl = self.rng.choice([s for s in self.g.scalars if s.temporary] or [self.new_temporary()])
+        places = points(program, self.g)
+        firsts = [p for p in places if p.scop < len(program.scops) - 1 and self.free(p, decl.name)
+                  and (p.top or decl.initialised)]
+        if not firsts:
+            return program
+        first = self.rng.choice(firsts)
+        op = "+=" if decl.initialised and self.chance(0.3) else "="
+        write = Assign(Ref(decl.name), op, self.value(first.scope, decl.ctype))
+        scops = list(program.scops)
+        scops[first.scop] = insert_nodes(scops[first.scop], first.path, first.pos, (write,))
+        seconds = [p for p in places if p.scop > first.scop and self.free(p, decl.name)]
+        if not seconds:
+            return program
+        second = self.rng.choice(seconds)
+        scope = replace(second.scope, defined=second.scope.defined | {decl.name})
+        use = self.use(scope, Ref(decl.name), decl.ctype)
+        if use is None:
+            return program
+        scops[second.scop] = insert_nodes(scops[second.scop], second.path, second.pos, (use,))
+        return replace(program, scops=tuple(scops))
+
+    @staticmethod
+    def free(point: Point, name: str) -> bool:
+        """Whether `name` at `point` is the function's scalar (no local hides it)."""
+        return name not in dict(point.scope.locals) and name not in point.scope.hidden
 
     def holding(self, s: _Scalar) -> _Scope:
         """The scope once `s` holds a value (its first write is the idiom's)."""

@@ -15,6 +15,8 @@ case, so that a failure says which patterns its program has.
                        (`for i: t = A[i]; B[0] = t;`)
     scalar_carried     a scalar read by another statement in a later iteration than
                        the one that wrote it (`for i: { B[i] = t; t = A[i]; }`)
+    scalar_across_scops  a scalar one SCoP writes and a later one reads (its value is
+                       live after the first SCoP)
     scalar_temporary   a scalar of the function that only the SCoP uses, written there
     scalar_live_out    a scalar written in the SCoP whose final value is dumped
     local_declared     a scalar declared inside the SCoP
@@ -48,7 +50,7 @@ from .program import (
 )
 
 PATTERNS = ("scalar_private", "scalar_accumulate", "scalar_after_loop", "scalar_carried",
-            "scalar_temporary", "scalar_live_out", "local_declared", "local_assigned", "local_nested",
+            "scalar_across_scops", "scalar_temporary", "scalar_live_out", "local_declared", "local_assigned", "local_nested",
             "local_shadow", "array_two_reads", "array_in_place", "array_shifted")
 
 
@@ -69,6 +71,8 @@ def _flow_patterns(fp: Footprint) -> set[str]:
             found.add("scalar_accumulate" if update else "scalar_after_loop")
         elif flow == "carried":
             found.add("scalar_carried")
+        elif flow == "across_scops" and role in ("inout", "temporary"):
+            found.add("scalar_across_scops")
     if fp.writes.get("temporary"):
         found.add("scalar_temporary")
     if fp.writes.get("inout"):
