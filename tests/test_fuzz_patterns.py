@@ -5,6 +5,8 @@ programs, are recognised where they are, and never make a program read a scalar
 that has no value, which would make its result meaningless."""
 from __future__ import annotations
 
+import subprocess
+
 import pytest
 from fuzz.generate import Features, generate
 from fuzz.interp import UndefinedRead, footprint
@@ -100,6 +102,20 @@ def test_generated_scalars_have_a_value_wherever_they_are_read(sample):
     assert any(not s.initialised for s in temps) and any(s.initialised for s in temps)
     locals_ = [n for p in sample for scop in p.scops for n in walk_nodes(scop) if isinstance(n, Local)]
     assert any(n.init is None for n in locals_)
+
+
+def test_generated_programs_are_valid_c(sample, tmp_path):
+    """gcc's front end on every program: a local given a name another one has in the
+    same block, or an idiom that takes a local for the temporary it hides (`%` on a
+    float), is an error or a warning here."""
+    files = []
+    for k, program in enumerate(sample):
+        files.append(tmp_path / f"p{k}.c")
+        files[-1].write_text(render(program))
+    proc = subprocess.run(["gcc", "-fsyntax-only", "-std=c99", "-Wall", "-Wno-unknown-pragmas",
+                           "-Wno-unused-variable", "-Wno-unused-but-set-variable", "-Wno-unused-function",
+                           "-Wno-tautological-compare", *map(str, files)], capture_output=True, text=True)
+    assert proc.returncode == 0 and not proc.stderr.strip(), proc.stderr[:3000]
 
 
 # -- the interpreter's scalar flows and patterns, on hand-written programs ----------
