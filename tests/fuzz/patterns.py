@@ -50,8 +50,9 @@ from .program import (
 )
 
 PATTERNS = ("scalar_private", "scalar_accumulate", "scalar_after_loop", "scalar_carried",
-            "scalar_across_scops", "scalar_temporary", "scalar_live_out", "local_declared", "local_assigned", "local_nested",
-            "local_shadow", "array_two_reads", "array_in_place", "array_shifted")
+            "scalar_across_scops", "scalar_temporary", "scalar_live_out",
+            "local_declared", "local_assigned", "local_nested", "local_shadow",
+            "array_two_reads", "array_in_place", "array_shifted")
 
 
 def patterns(program: Program, fp: Footprint | None = None) -> frozenset[str]:
