@@ -17,6 +17,7 @@ if str(Path(__file__).resolve().parents[2]) not in sys.path:  # ppcg_py without 
 
 from . import campaign, corpus  # noqa: E402
 from .generate import Features  # noqa: E402
+from .patterns import patterns  # noqa: E402
 from .render import render  # noqa: E402
 from .runner import ROOT, data_type_of, run_case  # noqa: E402
 from .shrink import shrink  # noqa: E402
@@ -73,6 +74,7 @@ def _replay(args: argparse.Namespace) -> int:
     run = functools.partial(run_case, root=args.root.resolve(), cpu_limit=args.cpu_limit)
     print(text)
     print("options:", " ".join(opts))
+    print("patterns:", " ".join(sorted(patterns(program))))
     outcome = run(text, program, opts, workdir, use_nvcc=args.nvcc_every == 1)
     print(f"{outcome.verdict} {outcome.detail} ({outcome.seconds:.1f} s)\n{outcome.message}")
     interesting = outcome.failed or (args.shrink_match and args.shrink_match in outcome.message)

@@ -17,6 +17,7 @@ from pathlib import Path
 from . import corpus
 from .generate import Features, generate
 from .options import random_options
+from .patterns import PATTERNS, patterns
 from .program import Program
 from .render import render
 from .runner import AS_CXX, ON_HOST, ROOT, Outcome, data_type_of, run_case
@@ -62,8 +63,10 @@ def _run_index(job: tuple[Settings, int]) -> dict:
     name = case_id(settings, index)
     cpu_before = _children_cpu()
     workdir = settings.out / "cases" / name.replace(":", "_")
+    found: list[str] = []
     try:
         program, args = make_case(name, settings.features)
+        found = sorted(patterns(program))
         use_nvcc = settings.nvcc_every > 0 and index % settings.nvcc_every == 0
         outcome = run_case(render(program), program, args, workdir, use_nvcc=use_nvcc, root=settings.root,
                            cpu_limit=settings.cpu_limit)
@@ -74,7 +77,7 @@ def _run_index(job: tuple[Settings, int]) -> dict:
     return {"case": name, "index": index, "verdict": outcome.verdict, "detail": outcome.detail,
             "seconds": round(outcome.seconds, 2), "cpu_seconds": round(_children_cpu() - cpu_before, 2),
             "timings": {k: round(v, 2) for k, v in outcome.timings.items()}, "args": list(args), "nvcc": use_nvcc,
-            "message": outcome.message[:4000], "workdir": str(workdir)}
+            "message": outcome.message[:4000], "workdir": str(workdir), "patterns": found}
 
 
 def _shrink_case(job: tuple[Settings, dict]) -> dict:
@@ -146,11 +149,13 @@ def run(settings: Settings) -> dict:
 def summarise(records: list[dict], wall: float) -> dict:
     verdicts = Counter(r["verdict"] for r in records)
     reasons = Counter(r["detail"] for r in records if r["verdict"] == "rejection")
-    failures = [{k: r[k] for k in ("case", "verdict", "detail", "args", "workdir")}
+    failures = [{k: r.get(k) for k in ("case", "verdict", "detail", "args", "workdir", "patterns")}
                 for r in records if r["verdict"] not in ("pass", "rejection")]
     seconds = [r["seconds"] for r in records]
     cpu = [r.get("cpu_seconds", 0.0) for r in records]
+    found = Counter(name for r in records for name in r.get("patterns", ()))
     return {"programs": len(records), "verdicts": dict(verdicts), "rejections": dict(reasons.most_common()),
+            "patterns": {name: found[name] for name in PATTERNS},
             "pass_as_cxx": sum(r["verdict"] == "pass" and r["detail"] == AS_CXX for r in records),
             "pass_on_host": sum(r["verdict"] == "pass" and r["detail"] == ON_HOST for r in records),
             "failures": failures, "wall_seconds": round(wall, 1),
@@ -172,12 +177,16 @@ def format_summary(summary: dict) -> str:
     for verdict, n in sorted(v.items()):
         if verdict not in ("pass", "rejection"):
             lines.append(f"  {verdict}: {n}")
+    if summary.get("patterns"):
+        lines.append("programs with each pattern: " + ", ".join(f"{k} {n}" for k, n in summary["patterns"].items()))
     if summary["rejections"]:
         lines.append("rejection reasons:")
         lines += [f"  {n:>4}  {reason}" for reason, n in summary["rejections"].items()]
     if summary["failures"]:
         lines.append("failing cases:")
-        lines += [f"  {f['case']}: {f['verdict']} {f['detail']}  ({f['workdir']})" for f in summary["failures"][:40]]
+        lines += [f"  {f['case']}: {f['verdict']} {f['detail']}  ({f['workdir']})"
+              + (f"\n    patterns: {' '.join(f['patterns'])}" if f.get("patterns") else "")
+              for f in summary["failures"][:40]]
     return "\n".join(lines)
 
 

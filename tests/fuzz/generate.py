@@ -6,6 +6,11 @@ bounds, decreasing and strided loops, affine and modulo conditions, stencil
 reads next to the written element, reductions into arrays and scalars, several
 arrays of mixed element types, temporaries declared inside the SCoP, chained
 assignments, casts and math functions, two SCoPs in one function or in two.
+`idioms` then inserts shapes that a dependence model must get right (scalars
+reused, accumulated, carried or live after a loop; locals assigned late, nested
+and shadowing; one array read at two footprints or at a parameter's shift),
+from a random stream of its own, so the program built here stays what the seed
+gave before them.
 
 Values stay bounded so that a program never depends on overflow: integer
 assignments are reduced modulo 1009, integer multiplications use small
@@ -64,13 +69,31 @@ class Features:
     math: bool = True
     multi_scop: bool = True
     tricky_names: bool = True
+    scalar_flow: bool = True     # scalars reused, accumulated, carried, live after a loop (`idioms`)
+    local_scopes: bool = True    # locals assigned after their declaration, nested, shadowing
+    array_overlap: bool = True   # one array read twice, in place, at a parameter-dependent shift
 
 
 @dataclass
 class _Scope:
+    """What a statement at one place may use.
+
+    `locals` lists the locals in scope, outermost first (a later entry of the same
+    name hides an earlier one, as in C). `hidden` holds names that must not be read
+    here: a local declared without a value and not yet assigned (it hides the outer
+    name too), or the name a declaration's own initialiser would see. `defined`
+    holds the uninitialised temporaries that every path to here has assigned.
+    """
+
     iterators: tuple[str, ...] = ()
     locals: tuple[tuple[str, str], ...] = ()   # (name, ctype) visible here
     target: Ref | None = None                  # the statement's written reference
+    hidden: frozenset[str] = frozenset()
+    defined: frozenset[str] = frozenset()
+
+    def visible_locals(self) -> dict[str, str]:
+        """name -> type of the locals a read refers to (innermost wins)."""
+        return {n: t for n, t in self.locals if n not in self.hidden}
 
 
 class Generator:
@@ -200,10 +223,10 @@ class Generator:
         arrays = [a for a in self.arrays if ctype != "int" or a.ctype == "int"]
         if arrays:
             candidates.append(("array", 8))
-        scalars = [s for s in self.scalars if ctype != "int" or s.ctype == "int"]
+        scalars = [s for s in self.readable_scalars(scope) if ctype != "int" or s.ctype == "int"]
         if scalars:
             candidates.append(("scalar", 2))
-        locs = [n for n, t in scope.locals if ctype != "int" or t == "int"]
+        locs = [n for n, t in scope.visible_locals().items() if ctype != "int" or t == "int"]
         if locs:
             candidates.append(("local", 4))
         if scope.iterators:
@@ -279,8 +302,23 @@ class Generator:
         return self.rng.choice(options)
 
     # -- statements ---------------------------------------------------------
+    def readable_scalars(self, scope: _Scope) -> list[ScalarDecl]:
+        """The function's scalars a read may use here: not hidden or shadowed by a
+        local, and holding a value (an uninitialised temporary only once assigned)."""
+        shadowed = {n for n, _ in scope.locals} | scope.hidden
+        return [s for s in self.scalars if s.name not in shadowed
+                and (s.initialised or not s.temporary or s.name in scope.defined)]
+
+    def readable(self, name: str, scope: _Scope) -> bool:
+        """Whether `name` (a scalar or local) holds a value here."""
+        if name in scope.hidden:
+            return False
+        if name in scope.visible_locals():
+            return True
+        return any(s.name == name for s in self.readable_scalars(scope))
+
     def target(self, scope: _Scope) -> Ref:
-        written = [s for s in self.scalars if s.written]
+        written = [s for s in self.scalars if s.written and s.name not in scope.hidden]
         if written and self.chance(0.15):
             return Ref(self.rng.choice(written).name)
         arr = self.rng.choice(self.arrays)
@@ -288,13 +326,17 @@ class Generator:
         return Ref(arr.name, tuple(self.subscript(scope, plain) for _ in range(arr.rank)))
 
     def ctype_of(self, name: str, scope: _Scope) -> str:
+        """The type `name` has here: a local hides an array or scalar of the function."""
+        innermost = dict(scope.locals)
+        if name in innermost:
+            return innermost[name]
         for a in self.arrays:
             if a.name == name:
                 return a.ctype
         for s in self.scalars:
             if s.name == name:
                 return s.ctype
-        return dict(scope.locals)[name]
+        raise KeyError(name)
 
     def statement(self, scope: _Scope) -> Assign:
         target = self.target(scope)
@@ -302,6 +344,8 @@ class Generator:
         inner = _Scope(scope.iterators, scope.locals, target)
         rhs = self.value(inner, ctype)
         op = self._weighted((("=", 6), ("+=", 3), ("-=", 1), ("*=", 1 if ctype != "int" else 0)))
+        if not target.subs and not self.readable(target.name, scope):
+            op = "="  # an update would read a scalar that has no value yet
         if ctype == "int":
             rhs = Arith("%", rhs, Num(1009, "int"))
         elif op == "*=":
@@ -375,6 +419,7 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
         program = Program(tuple(gen.params), tuple(gen.arrays), tuple(gen.scalars), scops,
                           split_functions=n_scops > 1 and gen.chance(0.4),
                           minmax_macros=gen.chance(0.7), iterators_in_for=gen.chance(0.7))
+        program = enrich(program, gen, str(seed), _attempt, features)
         for _shrink in range(6):
             count = _fits(program)
             if count is not None:
@@ -384,3 +429,9 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
             smaller = tuple((n, _smaller_prime(v)) for n, v in program.params)
             program = replace(program, params=smaller)
     raise RuntimeError(f"no program fits the budget for seed {seed}")
+
+
+def enrich(program: Program, gen: Generator, seed: str, attempt: int, features: Features) -> Program:
+    """`program` with the idioms of `idioms` (imported here: it builds on this module)."""
+    from .idioms import enrich as insert_idioms
+    return insert_idioms(program, gen, seed, attempt, features)

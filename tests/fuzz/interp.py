@@ -1,12 +1,16 @@
 """Run a program's control flow in Python with its actual parameter values.
 
-Only indices matter: the walk counts statement instances (to keep generated
-programs fast) and records, per array dimension, the smallest and largest
-subscript used, from which `render` chooses offsets and extents that keep every
-access in bounds. C semantics: `/` and `%` truncate towards zero.
+Indices and scalars matter, not data values: the walk counts statement
+instances (to keep generated programs fast) and records, per array dimension,
+the smallest and largest subscript used, from which `render` chooses offsets and
+extents that keep every access in bounds. It also follows every scalar through
+C's scopes, to refuse a program that reads one before it has a value and to
+record where each value read was written (the flows `patterns` counts).
+C semantics: `/` and `%` truncate towards zero.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from .program import (
@@ -23,6 +27,7 @@ from .program import (
     Not,
     Program,
     Var,
+    data_refs,
     node_refs,
 )
 
@@ -81,10 +86,19 @@ def loop_values(loop: Loop, env: dict[str, int]) -> range:
 
 @dataclass
 class Footprint:
-    """What one run of the program touches."""
+    """What one run of the program touches, and how its scalars carry values.
+
+    `reads` counts scalar reads by (flow, role, update): the flow says where the
+    value read was written (see `_flow`), the role which kind of scalar it is
+    (param, inout, temporary, local) and `update` whether the write was an
+    update of the scalar (`s += x`, `s = s * 0.5 + x`: an accumulation).
+    `writes` counts scalar writes by role. `patterns` reads both.
+    """
 
     instances: int = 0
     ranges: dict[tuple[str, int], list[int]] = field(default_factory=dict)  # (array, dim) -> [min, max]
+    reads: Counter = field(default_factory=Counter)
+    writes: Counter = field(default_factory=Counter)
 
     def note(self, name: str, dim: int, value: int) -> None:
         box = self.ranges.get((name, dim))
@@ -96,32 +110,150 @@ class Footprint:
             box[1] = value
 
 
+class UndefinedRead(Exception):
+    """The program reads a scalar that has no value yet (a local declared without
+    one, a temporary not yet written): indeterminate in C, so no test at all."""
+
+
+Loops = tuple[tuple[tuple, int], ...]   # (loop path, iterator value), outermost first
+
+
+@dataclass
+class _Slot:
+    """One scalar object: its role, whether it holds a value, and its last writer
+    (scop, statement path, loops, was it an update)."""
+
+    role: str
+    defined: bool
+    writer: tuple[int, tuple, Loops, bool] | None = None
+
+
+def _flow(scop: int, path: tuple, loops: Loops, writer: tuple[int, tuple, Loops, bool] | None) -> str:
+    """Where a scalar's value comes from, seen from the statement instance reading it:
+
+    live_in         written before the SCoP (or never written in it)
+    across_scops    written by an earlier SCoP
+    same_iteration  written earlier in the same iteration of every loop around the read
+    carried         written in an earlier iteration of a loop around both
+    self            the same, by the reading statement itself (`s += x` in a loop)
+    after_loop      written inside a loop that has ended (`for k: s += x; C = s;`)
+    straight        outside any loop, in sequence
+    """
+    if writer is None:
+        return "live_in"
+    w_scop, w_path, w_loops, _update = writer
+    if w_scop != scop:
+        return "across_scops"
+    common = 0
+    while common < min(len(loops), len(w_loops)) and loops[common][0] == w_loops[common][0]:
+        common += 1
+    if any(loops[d][1] != w_loops[d][1] for d in range(common)):
+        return "self" if w_path == path else "carried"
+    if len(w_loops) > common:
+        return "after_loop"
+    return "same_iteration" if loops else "straight"
+
+
+def _function_frames(program: Program) -> list[list[int]]:
+    """The SCoPs of each C function, in order."""
+    if program.split_functions:
+        return [[k] for k in range(len(program.scops))]
+    return [list(range(len(program.scops)))]
+
+
 def footprint(program: Program, limit: int = 50_000) -> Footprint:
-    """Instances and subscript ranges; TooManyInstances beyond `limit`."""
+    """Instances, subscript ranges and scalar flows; TooManyInstances beyond `limit`,
+    UndefinedRead when a scalar is read before it has a value.
+
+    Scalars follow C's scopes: each statement list is a block (a loop body is a
+    new one in every iteration), a Local is declared there (in scope in its own
+    initialiser, as in C) and hides outer names; each function has its own
+    temporaries, while in-out scalars pass from one function to the next.
+    """
     fp = Footprint()
     env = dict(program.params)
+    shared = {s.name: _Slot("param" if not s.written else "inout", True)
+              for s in program.scalars if not s.temporary}
+    frames: list[dict[str, _Slot]] = [shared]
+    loops: list[tuple[tuple, int]] = []
+    scop = 0
 
-    def run(nodes: tuple[Node, ...]) -> None:
-        for node in nodes:
+    def lookup(name: str) -> _Slot | None:
+        for frame in reversed(frames):
+            if name in frame:
+                return frame[name]
+        return None
+
+    def read(name: str, path: tuple) -> None:
+        slot = lookup(name)
+        if slot is None:
+            return  # not a scalar of the program (a hand-built test)
+        if not slot.defined:
+            raise UndefinedRead(f"'{name}' read before it has a value (statement {path} of SCoP {scop})")
+        update = slot.writer is not None and slot.writer[3]
+        fp.reads[(_flow(scop, path, tuple(loops), slot.writer), slot.role, update)] += 1
+
+    def write(name: str, path: tuple, update: bool) -> None:
+        slot = lookup(name)
+        if slot is None:
+            return
+        slot.defined = True
+        slot.writer = (scop, path, tuple(loops), update)
+        fp.writes[slot.role] += 1
+
+    def statement(node: Assign | Local, path: tuple) -> None:
+        fp.instances += 1
+        if fp.instances > limit:
+            raise TooManyInstances(fp.instances)
+        for ref in node_refs(node):
+            for dim, sub in enumerate(ref.subs):
+                fp.note(ref.name, dim, ieval(sub, env))
+        if isinstance(node, Local):
+            frames[-1][node.name] = _Slot("local", False)
+            if node.init is None:
+                return
+            scalars_read = [r.name for r in data_refs(node.init) if not r.subs]
+            target, update = node.name, False
+        else:
+            scalars_read = [r.name for r in data_refs(node.rhs) if not r.subs]
+            target = node.target.name if not node.target.subs else None
+            update = target is not None and (node.op != "=" or target in scalars_read)
+            if node.op != "=" and target is not None:
+                scalars_read.append(target)
+        for name in scalars_read:
+            read(name, path)
+        if target is not None:
+            write(target, path, update)
+        if isinstance(node, Assign) and node.chain is not None and not node.chain.subs:
+            write(node.chain.name, path, False)
+
+    def run(nodes: tuple[Node, ...], path: tuple, block: bool = True) -> None:
+        if block:
+            frames.append({})
+        for pos, node in enumerate(nodes):
+            here = path + (pos,)
             if isinstance(node, Loop):
                 saved = env.get(node.var)
                 for value in loop_values(node, env):
                     env[node.var] = value
-                    run(node.body)
+                    loops.append((here, value))
+                    run(node.body, here + ("body",))
+                    loops.pop()
                 if saved is None:
                     env.pop(node.var, None)
                 else:
                     env[node.var] = saved
             elif isinstance(node, If):
-                run(node.then if ceval(node.cond, env) else node.orelse)
+                taken = "then" if ceval(node.cond, env) else "orelse"
+                run(getattr(node, taken), here + (taken,))
             elif isinstance(node, (Assign, Local)):
-                fp.instances += 1
-                if fp.instances > limit:
-                    raise TooManyInstances(fp.instances)
-                for ref in node_refs(node):
-                    for dim, sub in enumerate(ref.subs):
-                        fp.note(ref.name, dim, ieval(sub, env))
+                statement(node, here)
+        if block:
+            frames.pop()
 
-    for scop in program.scops:
-        run(scop)
+    for scop_ids in _function_frames(program):
+        frames.append({s.name: _Slot("temporary", s.initialised) for s in program.scalars if s.temporary})
+        for scop in scop_ids:
+            run(program.scops[scop], (), block=False)  # a SCoP's top level is the function's block
+        frames.pop()
     return fp

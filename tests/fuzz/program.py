@@ -145,11 +145,15 @@ class Assign:
 @dataclass(frozen=True)
 class Local:
     """`ctype name = init;` -- a scalar declared inside the SCoP (private to the
-    iteration of the enclosing loop body)."""
+    iteration of the enclosing loop body); `ctype name;` when `init` is None, and
+    then assigned before any read (C gives it no value, in every iteration anew).
+
+    Its scope is the rest of the statement list it is in, as in C: it may hide an
+    outer local or a function scalar of the same name there."""
 
     ctype: str
     name: str
-    init: DExpr
+    init: DExpr | None
 
 
 @dataclass(frozen=True)
@@ -187,10 +191,32 @@ class ArrayDecl:
 
 @dataclass(frozen=True)
 class ScalarDecl:
+    """A scalar of the function around the SCoP, in one of three roles:
+
+    by value  (`written` False): a parameter, read only;
+    in-out    (`written`, `live_out`): a local of the function copied in from and out to
+              `*NAME_io`, so its value after the SCoP is dumped and checked;
+    temporary (`written`, not `live_out`): a local of the function that only the SCoP
+              uses and that dies with it, declared `T name = value;`, or `T name;`
+              when not `initialised` (then the SCoP writes it before reading it).
+
+    The roles are what a dependence model must tell apart: a temporary may be
+    privatised and dropped, an in-out scalar must end with its last value."""
+
     name: str
     ctype: str
     value: float
-    written: bool       # False: passed by value; True: a local copied out after the SCoP
+    written: bool       # False: passed by value
+    live_out: bool = True
+    initialised: bool = True
+
+    @property
+    def inout(self) -> bool:
+        return self.written and self.live_out
+
+    @property
+    def temporary(self) -> bool:
+        return self.written and not self.live_out
 
 
 @dataclass(frozen=True)
@@ -253,7 +279,7 @@ def node_refs(node: Node):
         if node.chain is not None:
             yield node.chain
         yield from data_refs(node.rhs)
-    elif isinstance(node, Local):
+    elif isinstance(node, Local) and node.init is not None:
         yield from data_refs(node.init)
 
 
@@ -263,3 +289,14 @@ def used_names(program: Program) -> set[str]:
         for node in walk_nodes(scop):
             names.update(ref.name for ref in node_refs(node))
     return names
+
+
+def insert_nodes(nodes: tuple[Node, ...], path: tuple, pos: int, new: tuple[Node, ...]) -> tuple[Node, ...]:
+    """`nodes` with `new` inserted at `pos` of the statement list at `path`: () for
+    `nodes` itself, else alternating index and field ((2, "body", 0, "then"))."""
+    if not path:
+        return nodes[:pos] + new + nodes[pos:]
+    i, name = path[0], path[1]
+    node = nodes[i]
+    inner = insert_nodes(getattr(node, name), path[2:], pos, new)
+    return nodes[:i] + (replace(node, **{name: inner}),) + nodes[i + 1:]

@@ -5,7 +5,9 @@ whose smallest subscript is negative gets every subscript shifted by the same
 offset, so all accesses stay in bounds whatever the generator produced. Each
 array is initialised from a hash of its indices (deterministic, different per
 array), the SCoP function is called with the chosen parameter values, and
-every array and written scalar is dumped with all significant digits.
+every array and in-out scalar (the scalars live after the SCoP) is dumped with
+all significant digits; a temporary scalar is declared in the function around
+the SCoP and dies with it.
 """
 from __future__ import annotations
 
@@ -36,6 +38,7 @@ from .program import (
     Ref,
     Select,
     Var,
+    node_refs,
     used_names,
     walk_nodes,
 )
@@ -133,6 +136,8 @@ class _Printer:
                 return [f"{indent}{self.ref(node.target)} = {self.ref(node.chain)} = {self.data(node.rhs)};"]
             return [f"{indent}{self.ref(node.target)} {node.op} {self.data(node.rhs)};"]
         if isinstance(node, Local):
+            if node.init is None:
+                return [f"{indent}{node.ctype} {node.name};"]
             return [f"{indent}{node.ctype} {node.name} = {self.data(node.init)};"]
         if isinstance(node, If):
             out = [f"{indent}if ({self.cond(node.cond)}) {{", *self.nodes(node.then, indent + "  ")]
@@ -190,7 +195,7 @@ def render(program: Program, fp: Footprint | None = None) -> str:
     signature = ([f"int {n}" for n, _ in params]
                  + [f"{s.ctype} {s.name}" for s in scalars if not s.written]
                  + [array_param(a) for a in arrays]
-                 + [f"{s.ctype} *{s.name}_io" for s in scalars if s.written])
+                 + [f"{s.ctype} *{s.name}_io" for s in scalars if s.inout])
     groups = [[k] for k in range(len(program.scops))] if program.split_functions \
         else [list(range(len(program.scops)))]
     calls = []
@@ -199,8 +204,9 @@ def render(program: Program, fp: Footprint | None = None) -> str:
         lines.append(f"static void {name}({', '.join(signature) or 'void'})")
         lines.append("{")
         for s in scalars:
-            if s.written:
+            if s.inout:
                 lines.append(f"  {s.ctype} {s.name} = *{s.name}_io;")
+        lines += _temporaries(program, scalars, scop_ids)
         if not program.iterators_in_for:
             iters = sorted({n.var for k in scop_ids for n in walk_nodes(program.scops[k])
                             if isinstance(n, Loop)})
@@ -211,13 +217,13 @@ def render(program: Program, fp: Footprint | None = None) -> str:
                 lines.append("  /* between two SCoPs */")
             lines += ["#pragma scop", *pr.nodes(program.scops[k], "  "), "#pragma endscop"]
         for s in scalars:
-            if s.written:
+            if s.inout:
                 lines.append(f"  *{s.name}_io = {s.name};")
         lines += ["}", ""]
         args = ([str(v) for _, v in params] + [_literal(Num(s.value, s.ctype)) for s in scalars if not s.written]
-                + [a.name for a in arrays] + [f"&{s.name}" for s in scalars if s.written])
+                + [a.name for a in arrays] + [f"&{s.name}" for s in scalars if s.inout])
         calls.append(f"  {name}({', '.join(args)});")
-    dumped = {a.ctype for a in arrays} | {s.ctype for s in scalars if s.written}
+    dumped = {a.ctype for a in arrays} | {s.ctype for s in scalars if s.inout}
     for ctype, fmt in DUMP_FORMAT.items():
         if ctype not in dumped:
             continue
@@ -230,7 +236,7 @@ def render(program: Program, fp: Footprint | None = None) -> str:
     for a in arrays:
         lines.append(f"  static {a.ctype} {a.name}{''.join(f'[{e}]' for e in lay.extents[a.name])};")
     for s in scalars:
-        if s.written:
+        if s.inout:
             lines.append(f"  {s.ctype} {s.name} = {_literal(Num(s.value, s.ctype))};")
     for n, a in enumerate(arrays):
         lines += _init_array(a, lay.extents[a.name], n)
@@ -242,10 +248,22 @@ def render(program: Program, fp: Footprint | None = None) -> str:
         first = a.name + "[0]" * len(ext)
         lines.append(f'  dump_{a.ctype}("{a.name}", &{first}, {count});')
     for s in scalars:
-        if s.written:
+        if s.inout:
             lines.append(f'  dump_{s.ctype}("{s.name}", &{s.name}, 1);')
     lines += ['  fprintf(stderr, "==END   DUMP_ARRAYS==\\n");', "  return 0;", "}", ""]
     return "\n".join(lines)
+
+
+def _temporaries(program: Program, scalars: list, scop_ids: list[int]) -> list[str]:
+    """Declarations of the temporary scalars these SCoPs use, at the top of their
+    function: each function has its own, as `interp` models them."""
+    used = {ref.name for k in scop_ids for node in walk_nodes(program.scops[k]) for ref in node_refs(node)}
+    lines = []
+    for s in scalars:
+        if s.temporary and s.name in used:
+            init = f" = {_literal(Num(s.value, s.ctype))}" if s.initialised else ""
+            lines.append(f"  {s.ctype} {s.name}{init};")
+    return lines
 
 
 def _init_array(a, ext: tuple[int, ...], salt: int) -> list[str]:
