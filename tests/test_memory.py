@@ -283,8 +283,8 @@ def _groups(source: Path, monkeypatch, array: str, **options) -> list[tuple[str,
     from ppcg_py.options import Options
     found = []
 
-    def recording(scop, kernel, opts, names):
-        planned = plan_kernel(scop, kernel, opts, names)
+    def recording(scop, kernel, opts, *rest):     # rest: names and what else plan_kernel takes
+        planned = plan_kernel(scop, kernel, opts, *rest)
         written = {acc.tag: re.search(r"-> (\w+\[[^\]]*\])", str(acc.index)).group(1) +
                    (" (write)" if acc.is_write else "") for s in scop.statements for acc in s.accesses}
         found.extend((g.placement, frozenset(written[t] for t in g.refs)) for g in planned.groups if g.array == array)
