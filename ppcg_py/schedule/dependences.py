@@ -41,7 +41,8 @@ class Dependences:
     forced: isl.UnionMap = None           # values of scalars entering or leaving the SCoP (with reordering)
     tagged_flow: isl.UnionMap = None      # [S[i] -> ref[]] -> [T[j] -> ref'[]]
     tagged_order: isl.UnionMap = None     # order dependences of scalars (with reordering)
-    tagged_false: isl.UnionMap = None     # `false`, tagged
+    tagged_false: isl.UnionMap = None     # `false` of scalars, tagged
+    array_false: isl.UnionMap = None      # `false` of arrays
     live_out: isl.UnionMap = None         # writes whose value may survive the SCoP: instance -> element
     references: tuple[tuple[str, isl.UnionSet], ...] = ()   # array -> its tagged instances
     value_based: bool = True  # False: unordered conflicts (flow), isl's analysis was too costly
@@ -64,7 +65,7 @@ class Dependences:
         (`conditional_validity`)."""
         if not self.reordering:
             return self.all
-        return self.flow.union(self.forced).union(self.of_arrays(self.tagged_false, fixed))
+        return self.flow.union(self.forced).union(self.array_false).union(self.of_arrays(self.tagged_false, fixed))
 
     def conditional_validity(self, fixed: Iterable[str]) -> isl.UnionMap:
         """The tagged order dependences of the arrays not in `fixed`."""
@@ -114,54 +115,61 @@ def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostic
 
 def _value_based(scop: Scop) -> Dependences:
     """Live ranges, and anti and output dependences that no schedule may break."""
-    schedule = scop.dataflow_schedule
-    reads = scop.access_union(reads=True)
-    writes = scop.access_union(reads=False)
-    kills = _kills(scop, tagged=False)
-    flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
-            .set_schedule(schedule).compute_flow())
-    false = (isl.UnionAccessInfo.from_sink(writes).set_must_source(writes)
-             .set_may_source(reads).set_schedule(schedule).compute_flow())
-    statements = scop.domain
-    return Dependences(flow=flow.get_may_dependence().intersect_domain(statements).coalesce(),
-                       false=false.get_may_dependence().coalesce(),
-                       live_in=flow.get_may_no_source().coalesce())
+    reads, writes = scop.access_union(reads=True), scop.access_union(reads=False)
+    flow, false, live_in = _dataflow(reads, writes, _kills(scop, tagged=False), scop.dataflow_schedule)
+    return Dependences(flow=flow.intersect_domain(scop.domain).coalesce(), false=false, live_in=live_in)
 
 
 def _live_ranges(scop: Scop) -> Dependences:
-    """PPCG's dependences for live-range reordering (see the module's docstring)."""
-    reads = scop.access_union(reads=True, tagged=True)
-    writes = scop.access_union(reads=False, tagged=True)
+    """PPCG's dependences for live-range reordering (see the module's docstring).
+
+    Only scalars have their live ranges reordered (see schedule/__init__.py), so only
+    their accesses are tagged: tagged dataflow over arrays costs isl up to 50 times
+    more on fuzzed programs, and arrays' order and forced dependences, from each
+    access to *every* later write, slow its scheduler down (heat-3d: 2 s -> 5 s)."""
+    scalars = {a.name for a in scop.arrays if a.is_scalar}
+    arrays = {a.name for a in scop.arrays} - scalars
+    plain = _dataflow(_of_named(scop.access_union(reads=True), arrays),
+                      _of_named(scop.access_union(reads=False), arrays), isl.UnionMap.empty(scop.context.get_space()),
+                      scop.schedule)
+    reads = _of_named(scop.access_union(reads=True, tagged=True), scalars)
+    writes = _of_named(scop.access_union(reads=False, tagged=True), scalars)
     kills = _kills(scop, tagged=True)
     schedule = scop.dataflow_schedule.pullback_union_pw_multi_aff(_tagger(reads.union(writes).union(kills)))
-    statements = _tagged_statements(reads.union(writes))
-    flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
-            .set_schedule(schedule).compute_flow())
-    tagged_flow = flow.get_may_dependence().intersect_domain(statements).coalesce()
-    live_in = flow.get_may_no_source().domain_factor_domain().coalesce()
-    false = (isl.UnionAccessInfo.from_sink(writes).set_must_source(writes).set_may_source(reads)
-             .set_schedule(schedule).compute_flow()).get_may_dependence().coalesce()
+    tagged_flow, tagged_false, tagged_live_in = _dataflow(reads, writes, kills, schedule)
+    tagged_flow = tagged_flow.intersect_domain(writes.domain()).coalesce()     # not from kills
+    live_in = tagged_live_in.domain_factor_domain().coalesce()
     live_out = _live_out(scop, writes, kills, schedule)
-    # Only scalars have their live ranges reordered (see schedule/__init__.py): the order
-    # and forced dependences of arrays, from each access to *every* later write, would
-    # only slow isl's scheduler down (heat-3d: 2 s -> 5 s)
-    scalars = {a.name for a in scop.arrays if a.is_scalar}
-    writes, reads = _of_named(writes, scalars), _of_named(reads, scalars)
     unmatched = writes.subtract_domain(tagged_flow.domain())
     order = (isl.UnionAccessInfo.from_sink(writes).set_may_source(unmatched.union(reads))
              .set_schedule(schedule).compute_flow()).get_may_dependence().coalesce()
     untagged_writes = writes.domain_factor_domain()
-    into = (isl.UnionAccessInfo.from_sink(untagged_writes).set_may_source(_of_named(live_in, scalars))
+    into = (isl.UnionAccessInfo.from_sink(untagged_writes).set_may_source(live_in)
             .set_schedule(scop.schedule).compute_flow()).get_may_dependence()
-    out_of = (isl.UnionAccessInfo.from_sink(_of_named(live_out, scalars)).set_may_source(untagged_writes)
+    out_of = (isl.UnionAccessInfo.from_sink(live_out).set_may_source(untagged_writes)
               .set_schedule(scop.schedule).compute_flow()).get_may_dependence()
-    return Dependences(flow=_untagged(tagged_flow), false=_untagged(false), live_in=live_in,
+    flow, array_false, array_live_in = plain
+    return Dependences(flow=flow.union(_untagged(tagged_flow)).coalesce(),
+                       false=array_false.union(_untagged(tagged_false)).coalesce(),
+                       live_in=array_live_in.union(live_in).coalesce(),
                        forced=into.union(out_of).coalesce(), tagged_flow=tagged_flow, tagged_order=order,
-                       tagged_false=false, live_out=live_out, references=_references(scop))
+                       tagged_false=tagged_false, array_false=array_false, live_out=live_out,
+                       references=_references(scop))
+
+
+def _dataflow(reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
+              schedule: isl.Schedule) -> tuple[isl.UnionMap, isl.UnionMap, isl.UnionMap]:
+    """(live ranges, anti and output dependences, reads with no write before them)."""
+    flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
+            .set_schedule(schedule).compute_flow())
+    false = (isl.UnionAccessInfo.from_sink(writes).set_must_source(writes)
+             .set_may_source(reads).set_schedule(schedule).compute_flow())
+    return (flow.get_may_dependence(), false.get_may_dependence().coalesce(),
+            flow.get_may_no_source().coalesce())
 
 
 def _live_out(scop: Scop, writes: isl.UnionMap, kills: isl.UnionMap, schedule: isl.Schedule) -> isl.UnionMap:
-    """Writes of arrays read after the SCoP that no later write or kill overwrites."""
+    """Writes of variables read after the SCoP that no later write or kill overwrites."""
     live = {a.name for a in scop.arrays if a.live_after}
     writes = _of_named(writes, live)
     overwritten = (isl.UnionAccessInfo.from_sink(writes.union(kills)).set_must_source(writes)
@@ -195,11 +203,6 @@ def _kills(scop: Scop, *, tagged: bool) -> isl.UnionMap:
 def _tagger(tagged: isl.UnionMap) -> isl.UnionPwMultiAff:
     """{ [S[i] -> ref[]] -> S[i] } for every tagged instance of `tagged`."""
     return isl.UnionPwMultiAff.from_union_map(tagged.domain().unwrap().domain_map())
-
-
-def _tagged_statements(tagged: isl.UnionMap) -> isl.UnionSet:
-    """The tagged instances of statements (not kills)."""
-    return tagged.domain()
 
 
 def _untagged(tagged: isl.UnionMap) -> isl.UnionMap:
