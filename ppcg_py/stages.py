@@ -194,7 +194,7 @@ def _placement(group) -> str:
     if group.placement == "argument":
         return f"kernel argument {group.name} (by value)"
     if group.placement == "private" and not group.shape and group.copy_in is None and group.copy_out is None:
-        return f"private variable {group.name} (a copy per thread, never in device memory)"
+        return f"private variable {group.name}"
     return f"{group.placement} {group.name}{''.join(f'[{e}]' for e in group.shape)} at depth {group.level}"
 
 

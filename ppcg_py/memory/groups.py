@@ -123,7 +123,7 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
                      for r in references if r.array in host_scalars)
     private = tuple(ArrayGroup(name, frozenset(r.tag for r in references if r.array == name), "private",
                                element_type=scop.array(name).element_type,
-                               reason="a copy per thread: its values stay in one")
+                               reason="its values stay in one thread: a copy per thread, no device memory")
                     for name in sorted(kernel.private) if any(r.array == name for r in references))
     decided = by_value + tuple(_named(list(private), names, scop.used_names))
     references = [r for r in references if r.array not in host_scalars and r.array not in kernel.private]
