@@ -101,9 +101,12 @@ class KernelMapper:
         of one per statement. The order of the children does not change."""
         serial = [not _has_parallelism(sequence.child(k)) and not self._on_host(sequence.child(k))
                   for k in range(sequence.n_children())]
-        for first, last in reversed(_runs(serial)):
-            sequence = _grouped(sequence, first, last)
-        return sequence
+        runs = _runs(serial)
+        if not runs:
+            return sequence
+        # one run at a time: the split nests the children around it in sequences of their
+        # own, whose runs are grouped when the mapper visits them
+        return _grouped(sequence, *runs[-1])
 
     def band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         if _leading_coincident(node) > 0:
@@ -193,9 +196,22 @@ def _grouped(sequence: isl.ScheduleNode, first: int, last: int) -> isl.ScheduleN
         node = node.get_schedule().get_root()
         for k in path:
             node = node.child(k)
-    except isl.Error:           # a shape the splits did not give: keep one kernel per child
+    except isl.Error:
         return sequence
-    return node if node.get_type() == NT.sequence else sequence
+    # isl splices a new sequence into an enclosing one where it can: then the nodes
+    # around this one (which the mapper is walking) have moved; keep one kernel per child
+    if _ancestry(node) != _ancestry(sequence) or node.get_type() != NT.sequence:
+        return sequence
+    return node
+
+
+def _ancestry(node: isl.ScheduleNode) -> list[tuple]:
+    """The type and number of children of each node above `node`."""
+    shape = []
+    while node.has_parent():
+        node = node.parent()
+        shape.append((node.get_type(), node.n_children()))
+    return shape
 
 
 def _position(node: isl.ScheduleNode) -> list[int]:
