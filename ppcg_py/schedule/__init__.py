@@ -115,7 +115,11 @@ def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.Uni
         host = host_statements(scop, excluded)
         mapper = KernelMapper(options, sizes, names, first_kernel, host)
         final = mapper.run(schedule)
-        in_kernels = host & frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
-        if not in_kernels:
+        launched = frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
+        stranded = frozenset(s.name for s in scop.statements
+                             if not s.domain.intersect_params(scop.context).is_empty()) - launched - host
+        if stranded:    # never silently: such a statement would run on the host with device data
+            raise RuntimeError(f"statements {sorted(stranded)} are in no kernel")
+        if not host & launched:
             return host, final, mapper.kernels
-        excluded |= written_scalars(scop, in_kernels)
+        excluded |= written_scalars(scop, host & launched)
