@@ -4,8 +4,9 @@ When the scheduler runs two live ranges of one scalar in different threads of a
 kernel (it may, where each stays within one iteration: symm's `temp2`, one per
 (i, j)), the threads need a copy each. A scalar written in a kernel gets a
 private copy (a local variable of the kernel) when every value it carries is
-made and used within the kernel: no read of a value written before the kernel,
-no write read after it or live after the SCoP. Live ranges are coincidence
+made and used within one launch of the kernel: no read of a value written
+before it (in another kernel or an earlier launch of this one), no write read
+after it or live after the SCoP. Live ranges are coincidence
 constraints, so such a value never leaves its thread.
 
 A scalar that cannot be private stays in global memory; that is only right when
@@ -52,11 +53,13 @@ def _values_stay_inside(scop: Scop, deps: Dependences, kernel: Kernel, name: str
     inside = kernel.domain
     flow = deps.of_arrays(deps.tagged_flow, [name])
     reads = _accesses(scop, name, reads=True).intersect_domain(inside)
-    entering = flow.intersect_range(inside).subtract_domain(inside)
-    leaving = flow.intersect_domain(inside).subtract_range(inside)
+    touching = flow.intersect_domain(inside).union(flow.intersect_range(inside))
+    # a kernel under host loops is launched once per host iteration, and a private
+    # copy lives for one launch: both ends of each live range in the same launch
+    same_launch = kernel.host_schedule.apply_range(kernel.host_schedule.reverse())
     live_in = _of_array(deps.live_in, name).intersect_domain(reads.domain())
     live_out = _of_array(deps.live_out, name).intersect_domain(inside)
-    return entering.is_empty() and leaving.is_empty() and live_in.is_empty() and live_out.is_empty()
+    return touching.is_subset(same_launch) and live_in.is_empty() and live_out.is_empty()
 
 
 def _within_threads(dependences: isl.UnionMap, kernel: Kernel) -> bool:
