@@ -16,7 +16,7 @@ from .bounded import compute_with_timeout
 from .kernels import Kernel, KernelMapper
 from .parallel import mark_coincident, respects
 from .host import host_statements, written_scalars
-from .private import privatize
+from .private import changed_values, privatize
 from .sizes import parse_sizes
 
 __all__ = ["Dependences", "Kernel", "ScheduledScop", "schedule_scop"]
@@ -97,6 +97,8 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel)
         found = [privatize(scop, deps, k, reorderable - fixed) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
+        if not unsafe and deps.reordering:
+            unsafe = changed_values(scop, deps, schedule, kernels, [p.private for p in found], reorderable - fixed)
         if not unsafe:
             break
         fixed |= unsafe

@@ -95,3 +95,56 @@ def _of_array(relation: isl.UnionMap, name: str) -> isl.UnionMap:
         if m.get_tuple_name(isl.dim_type.out) == name:
             result = result.union(isl.UnionMap.from_map(m))
     return result
+
+
+def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernels: list[Kernel],
+                   privates: list[frozenset[str]], reorderable: frozenset[str]) -> frozenset[str]:
+    """The reorderable scalars some read of which would see another write than in
+    the original program: the dataflow again, in the new order, with one variable
+    per thread (and launch) where the scalar is private.
+
+    isl's conditional validity can let a write nobody reads land inside another
+    live range when a sequence splits the two apart (fuzz 13:42: a local's
+    initialiser moved after the loop that overwrites it, before the read)."""
+    changed = set()
+    for name in sorted(reorderable):
+        old = deps.of_arrays(deps.tagged_flow, [name])
+        writes = _storage(scop, name, kernels, privates, reads=False)
+        if writes.is_empty():
+            continue
+        reads = _storage(scop, name, kernels, privates, reads=True)
+        new = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(_kills_of(scop, name)))
+               .set_schedule_map(schedule.get_map()).compute_flow()).get_may_dependence()
+        new = new.intersect_domain(writes.domain())
+        if not new.is_equal(old):
+            changed.add(name)
+    return frozenset(changed)
+
+
+def _storage(scop: Scop, name: str, kernels: list[Kernel], privates: list[frozenset[str]], *,
+             reads: bool) -> isl.UnionMap:
+    """Accesses of `name` as instances -> the variable they touch: `name[]`, or in a
+    kernel that keeps it private, its copy for the launch and thread."""
+    accesses = _accesses(scop, name, reads=reads)
+    result = accesses
+    for kernel, private in zip(kernels, privates):
+        if name not in private:
+            continue
+        inside = accesses.intersect_domain(kernel.domain)
+        key = kernel.host_schedule.range_product(_first_members(kernel.point_schedule, len(kernel.thread_ids)))
+        copies = None
+        for m in maps_of(key.intersect_domain(kernel.domain)):
+            part = isl.UnionMap.from_map(m.flatten_range().set_tuple_name(isl.dim_type.out, f"{name}__{kernel.name}"))
+            copies = part if copies is None else copies.union(part)
+        result = result.subtract(inside)
+        if copies is not None:
+            result = result.union(copies.intersect_domain(inside.domain()))
+    return result
+
+
+def _kills_of(scop: Scop, name: str) -> isl.UnionMap:
+    result = isl.UnionMap.empty(scop.context.get_space())
+    for kill in scop.kills:
+        if kill.array == name:
+            result = result.union(isl.UnionMap.from_map(kill.index))
+    return result
