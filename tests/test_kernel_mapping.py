@@ -79,3 +79,12 @@ def test_schedule_values_of_no_instance_is_an_empty_set():
     assert values.is_empty() and values.dim(isl.dim_type.set) == 2
     some = isl.UnionMap("[n] -> { S[i] -> [i, 0] : 0 <= i < n; T[i] -> [i, 1] : 0 <= i < n }")
     assert schedule_values(some, 2).is_equal(isl.Set("[n] -> { [i, j] : 0 <= i < n and 0 <= j <= 1 }"))
+
+
+@pytest.mark.parametrize("asked, used", [((8, 32, 8), (4, 32, 8)), ((2048,), (1024,)), ((100, 4, 4), (64, 4, 4)),
+                                         ((16, 32), (16, 32))])
+def test_block_sizes_stay_within_cuda_limits(asked, used):
+    """A launch past CUDA's limits fails ("invalid configuration argument", fuzz 14:232):
+    --sizes asking for more is cut to what a block can have."""
+    from ppcg_py.schedule.sizes import _launchable
+    assert _launchable(asked) == used

@@ -5,6 +5,8 @@ block[16] : i != 4 }`; sizes are listed outermost first.
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 
 import islpy as isl
@@ -69,8 +71,26 @@ def kernel_sizes(options: Options, sizes: isl.UnionMap | None, kernel: int,
                 tile_default, n_tiled)
     block = _fit(_user_sizes(sizes, kernel, "block"), DEFAULT_BLOCK.get(n_threads, (1,)), n_threads)
     grid = _fit(_user_sizes(sizes, kernel, "grid"), DEFAULT_GRID.get(n_blocks, (1,)), n_blocks)
-    block = tuple(min(b, t) for b, t in zip(block, tile))
+    block = _launchable(tuple(min(b, t) for b, t in zip(block, tile)))
     return KernelSizes(tile, block, grid)
+
+
+MAX_THREADS_PER_BLOCK = 1024
+MAX_BLOCK_DIMS = (64, 1024, 1024)     # z, y, x: CUDA's bound on each block dimension
+
+
+def _launchable(block: tuple[int, ...]) -> tuple[int, ...]:
+    """`block` within CUDA's limits (a launch past them fails with "invalid
+    configuration argument", fuzz 14:232): each dimension at most its bound, and
+    the outermost halved until the block has at most 1024 threads."""
+    sizes = [min(b, bound) for b, bound in zip(block, MAX_BLOCK_DIMS[-len(block):])] if block else []
+    k = 0
+    while sizes and math.prod(sizes) > MAX_THREADS_PER_BLOCK:
+        while sizes[k] == 1:
+            k += 1
+        sizes[k] = (sizes[k] + 1) // 2
+    return tuple(sizes)
+
 
 
 def format_sizes(entries: list[tuple[int, KernelSizes]]) -> str:
