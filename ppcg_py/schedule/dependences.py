@@ -31,6 +31,7 @@ from ..diagnostics import Diagnostics
 from ..extract.model import Scop
 from ..isl_budget import is_operation_limit, isl_failure, within_operations
 from ..isl_context import maps_of
+from .parallel import schedule_map
 
 
 @dataclass(frozen=True)
@@ -142,12 +143,12 @@ def _live_ranges(scop: Scop) -> Dependences:
     live_out = _live_out(scop, writes, kills, schedule)
     unmatched = writes.subtract_domain(tagged_flow.domain())
     order = (isl.UnionAccessInfo.from_sink(writes).set_may_source(unmatched.union(reads))
-             .set_schedule_map(schedule.get_map()).compute_flow()).get_may_dependence().coalesce()
+             .set_schedule_map(schedule_map(schedule)).compute_flow()).get_may_dependence().coalesce()
     untagged_writes = writes.domain_factor_domain()
     into = (isl.UnionAccessInfo.from_sink(untagged_writes).set_may_source(live_in)
-            .set_schedule_map(scop.schedule.get_map()).compute_flow()).get_may_dependence()
+            .set_schedule_map(schedule_map(scop.schedule)).compute_flow()).get_may_dependence()
     out_of = (isl.UnionAccessInfo.from_sink(live_out).set_may_source(untagged_writes)
-              .set_schedule_map(scop.schedule.get_map()).compute_flow()).get_may_dependence()
+              .set_schedule_map(schedule_map(scop.schedule)).compute_flow()).get_may_dependence()
     flow, array_false, array_live_in = plain
     return Dependences(flow=flow.union(_untagged(tagged_flow)).coalesce(),
                        false=array_false.union(_untagged(tagged_false)).coalesce(),
@@ -164,7 +165,7 @@ def _dataflow(reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
     The order goes to isl as a map, not as the tree: isl's analysis over the tree
     crashed the interpreter (signal 11) on a fuzzed SCoP with scalars declared in
     loops (fuzz 13:947); over the map it does not."""
-    order = schedule.get_map()
+    order = schedule_map(schedule)
     flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
             .set_schedule_map(order).compute_flow())
     false = (isl.UnionAccessInfo.from_sink(writes).set_must_source(writes)
@@ -178,7 +179,7 @@ def _live_out(scop: Scop, writes: isl.UnionMap, kills: isl.UnionMap, schedule: i
     live = {a.name for a in scop.arrays if a.live_after}
     writes = _of_named(writes, live)
     overwritten = (isl.UnionAccessInfo.from_sink(writes.union(kills)).set_must_source(writes)
-                   .set_schedule_map(schedule.get_map()).compute_flow()).get_may_dependence().domain()
+                   .set_schedule_map(schedule_map(schedule)).compute_flow()).get_may_dependence().domain()
     return writes.subtract_domain(overwritten).domain_factor_domain().coalesce()
 
 

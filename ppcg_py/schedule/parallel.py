@@ -67,7 +67,7 @@ def respects(schedule: isl.Schedule, dependences: isl.UnionMap) -> bool:
 
     One statement pair at a time: comparing schedule values of two statements
     only, never the lexicographic order of the whole SCoP at once."""
-    times = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(schedule.get_map())}
+    times = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(schedule_map(schedule))}
     for dep in maps_of(dependences):
         source = times[dep.get_tuple_name(isl.dim_type.in_)]
         sink = times[dep.get_tuple_name(isl.dim_type.out)]
@@ -88,3 +88,11 @@ def _padded(times: isl.Map, n: int) -> isl.Map:
         for k in range(n - extra, n):
             times = times.fix_val(isl.dim_type.out, k, isl.Val(0, times.get_ctx()))
     return times
+
+
+def schedule_map(schedule: isl.Schedule) -> isl.UnionMap:
+    """The schedule as a map of the instances it schedules. isl's get_map relies on the
+    tree's filters, and a tree cut down by intersect_domain (a SCoP's schedule without
+    its kills) keeps filters that no longer say which instances exist: its map then
+    spans every integer point (fuzz 14:617)."""
+    return schedule.get_map().intersect_domain(schedule.get_domain())

@@ -22,6 +22,7 @@ import islpy as isl
 
 from ..extract.model import Scop
 from ..isl_context import maps_of
+from .parallel import schedule_map
 from .dependences import Dependences
 from .kernels import Kernel
 
@@ -114,7 +115,7 @@ def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernel
             continue
         reads = _storage(scop, name, kernels, privates, reads=True)
         new = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(_kills_of(scop, name)))
-               .set_schedule_map(schedule.get_map()).compute_flow()).get_may_dependence()
+               .set_schedule_map(schedule_map(schedule)).compute_flow()).get_may_dependence()
         new = new.intersect_domain(writes.domain())
         if not new.is_equal(old):
             changed.add(name)
