@@ -162,14 +162,14 @@ def _dataflow(reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
               schedule: isl.Schedule) -> tuple[isl.UnionMap, isl.UnionMap, isl.UnionMap]:
     """(live ranges, anti and output dependences, reads with no write before them).
 
-    The order goes to isl as a map, not as the tree: isl's analysis over the tree
-    crashed the interpreter (signal 11) on a fuzzed SCoP with scalars declared in
-    loops (fuzz 13:947); over the map it does not."""
-    order = schedule_map(schedule)
+    The order goes to isl as the tree: given as a map, the analysis costs isl up to
+    ten times more (tests/regressions/schedule_unable_to_carry.c: 63 s against 7 s).
+    Over the tree it crashes on one fuzzed SCoP (13:947, an open bug:
+    tests/regressions/dataflow_over_tree_crashes.c)."""
     flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
-            .set_schedule_map(order).compute_flow())
+            .set_schedule(schedule).compute_flow())
     false = (isl.UnionAccessInfo.from_sink(writes).set_must_source(writes)
-             .set_may_source(reads).set_schedule_map(order).compute_flow())
+             .set_may_source(reads).set_schedule(schedule).compute_flow())
     return (flow.get_may_dependence(), false.get_may_dependence().coalesce(),
             flow.get_may_no_source().coalesce())
 
