@@ -117,7 +117,7 @@ def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostic
 def _value_based(scop: Scop) -> Dependences:
     """Live ranges, and anti and output dependences that no schedule may break."""
     reads, writes = scop.access_union(reads=True), scop.access_union(reads=False)
-    flow, false, live_in = _dataflow(reads, writes, _kills(scop, tagged=False), scop.dataflow_schedule)
+    flow, false, live_in = _dataflow(reads, writes, kill_accesses(scop, tagged=False), scop.dataflow_schedule)
     return Dependences(flow=flow.intersect_domain(scop.domain).coalesce(), false=false, live_in=live_in)
 
 
@@ -130,12 +130,12 @@ def _live_ranges(scop: Scop) -> Dependences:
     access to *every* later write, slow its scheduler down (heat-3d: 2 s -> 5 s)."""
     scalars = {a.name for a in scop.arrays if a.is_scalar}
     arrays = {a.name for a in scop.arrays} - scalars
-    plain = _dataflow(_of_named(scop.access_union(reads=True), arrays),
-                      _of_named(scop.access_union(reads=False), arrays), isl.UnionMap.empty(scop.context.get_space()),
+    plain = _dataflow(of_named(scop.access_union(reads=True), arrays),
+                      of_named(scop.access_union(reads=False), arrays), isl.UnionMap.empty(scop.context.get_space()),
                       scop.schedule)
-    reads = _of_named(scop.access_union(reads=True, tagged=True), scalars)
-    writes = _of_named(scop.access_union(reads=False, tagged=True), scalars)
-    kills = _kills(scop, tagged=True)
+    reads = of_named(scop.access_union(reads=True, tagged=True), scalars)
+    writes = of_named(scop.access_union(reads=False, tagged=True), scalars)
+    kills = kill_accesses(scop, tagged=True)
     schedule = scop.dataflow_schedule.pullback_union_pw_multi_aff(_tagger(reads.union(writes).union(kills)))
     tagged_flow, tagged_false, tagged_live_in = _dataflow(reads, writes, kills, schedule)
     tagged_flow = tagged_flow.intersect_domain(writes.domain()).coalesce()     # not from kills
@@ -177,7 +177,7 @@ def _dataflow(reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
 def _live_out(scop: Scop, writes: isl.UnionMap, kills: isl.UnionMap, schedule: isl.Schedule) -> isl.UnionMap:
     """Writes of variables read after the SCoP that no later write or kill overwrites."""
     live = {a.name for a in scop.arrays if a.live_after}
-    writes = _of_named(writes, live)
+    writes = of_named(writes, live)
     overwritten = (isl.UnionAccessInfo.from_sink(writes.union(kills)).set_must_source(writes)
                    .set_schedule_map(schedule_map(schedule)).compute_flow()).get_may_dependence().domain()
     return writes.subtract_domain(overwritten).domain_factor_domain().coalesce()
@@ -199,7 +199,7 @@ def _memory_based(scop: Scop) -> Dependences:
                        live_in=reads, value_based=False)
 
 
-def _kills(scop: Scop, *, tagged: bool) -> isl.UnionMap:
+def kill_accesses(scop: Scop, *, tagged: bool) -> isl.UnionMap:
     result = isl.UnionMap.empty(scop.context.get_space())
     for kill in scop.kills:
         result = result.union(isl.UnionMap.from_map(kill.tagged_index() if tagged else kill.index))
@@ -216,7 +216,8 @@ def _untagged(tagged: isl.UnionMap) -> isl.UnionMap:
     return tagged.domain_factor_domain().range_factor_domain().coalesce()
 
 
-def _of_named(relation: isl.UnionMap, names: set[str]) -> isl.UnionMap:
+def of_named(relation: isl.UnionMap, names: set[str]) -> isl.UnionMap:
+    """The part of `relation` whose range is one of the variables `names`."""
     result = isl.UnionMap.empty(relation.get_space())
     for m in maps_of(relation):
         if m.get_tuple_name(isl.dim_type.out) in names:

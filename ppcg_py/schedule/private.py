@@ -23,7 +23,7 @@ import islpy as isl
 from ..extract.model import Scop
 from ..isl_context import maps_of
 from .parallel import schedule_map
-from .dependences import Dependences
+from .dependences import Dependences, kill_accesses, of_named
 from .kernels import Kernel
 
 
@@ -37,8 +37,9 @@ def privatize(scop: Scop, deps: Dependences, kernel: Kernel, reorderable: frozen
     if not kernel.thread_ids or not deps.reordering:
         return Privatization(frozenset(), frozenset())
     private, unsafe = set(), set()
+    writes = scop.access_union(reads=False).intersect_domain(kernel.domain)
     for array in scop.arrays:
-        if not array.is_scalar or _accesses(scop, array.name, reads=False).intersect_domain(kernel.domain).is_empty():
+        if not array.is_scalar or of_named(writes, {array.name}).is_empty():
             continue
         if _values_stay_inside(scop, deps, kernel, array.name):
             private.add(array.name)
@@ -53,13 +54,13 @@ def _values_stay_inside(scop: Scop, deps: Dependences, kernel: Kernel, name: str
     value written there is read there only and dies with the SCoP."""
     inside = kernel.domain
     flow = deps.of_arrays(deps.tagged_flow, [name])
-    reads = _accesses(scop, name, reads=True).intersect_domain(inside)
+    reads = of_named(scop.access_union(reads=True), {name}).intersect_domain(inside)
     touching = flow.intersect_domain(inside).union(flow.intersect_range(inside))
     # a kernel under host loops is launched once per host iteration, and a private
     # copy lives for one launch: both ends of each live range in the same launch
     same_launch = kernel.host_schedule.apply_range(kernel.host_schedule.reverse())
-    live_in = _of_array(deps.live_in, name).intersect_domain(reads.domain())
-    live_out = _of_array(deps.live_out, name).intersect_domain(inside)
+    live_in = of_named(deps.live_in, {name}).intersect_domain(reads.domain())
+    live_out = of_named(deps.live_out, {name}).intersect_domain(inside)
     return touching.is_subset(same_launch) and live_in.is_empty() and live_out.is_empty()
 
 
@@ -69,8 +70,14 @@ def _within_threads(dependences: isl.UnionMap, kernel: Kernel) -> bool:
     inside = dependences.intersect_domain(kernel.domain).intersect_range(kernel.domain)
     if inside.is_empty():
         return True
-    key = kernel.host_schedule.range_product(_first_members(kernel.point_schedule, len(kernel.thread_ids)))
+    key = _thread_key(kernel)
     return inside.is_subset(key.apply_range(key.reverse()))
+
+
+def _thread_key(kernel: Kernel) -> isl.UnionMap:
+    """Instances -> (host values, thread-mapped band values): equal for the instances
+    one thread runs in one launch."""
+    return kernel.host_schedule.range_product(_first_members(kernel.point_schedule, len(kernel.thread_ids)))
 
 
 def _first_members(schedule: isl.UnionMap, n: int) -> isl.UnionMap:
@@ -81,21 +88,6 @@ def _first_members(schedule: isl.UnionMap, n: int) -> isl.UnionMap:
     return result
 
 
-def _accesses(scop: Scop, name: str, *, reads: bool) -> isl.UnionMap:
-    result = isl.UnionMap.empty(scop.context.get_space())
-    for stmt in scop.statements:
-        for acc in stmt.accesses:
-            if acc.array == name and (acc.is_read if reads else acc.is_write):
-                result = result.union(isl.UnionMap.from_map(acc.index))
-    return result
-
-
-def _of_array(relation: isl.UnionMap, name: str) -> isl.UnionMap:
-    result = isl.UnionMap.empty(relation.get_space())
-    for m in maps_of(relation):
-        if m.get_tuple_name(isl.dim_type.out) == name:
-            result = result.union(isl.UnionMap.from_map(m))
-    return result
 
 
 def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernels: list[Kernel],
@@ -114,7 +106,8 @@ def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernel
         if writes.is_empty():
             continue
         reads = _storage(scop, name, kernels, privates, reads=True)
-        new = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(_kills_of(scop, name)))
+        kills = of_named(kill_accesses(scop, tagged=False), {name})
+        new = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
                .set_schedule_map(schedule_map(schedule)).compute_flow()).get_may_dependence()
         new = new.intersect_domain(writes.domain())
         if not new.is_equal(old):
@@ -126,13 +119,13 @@ def _storage(scop: Scop, name: str, kernels: list[Kernel], privates: list[frozen
              reads: bool) -> isl.UnionMap:
     """Accesses of `name` as instances -> the variable they touch: `name[]`, or in a
     kernel that keeps it private, its copy for the launch and thread."""
-    accesses = _accesses(scop, name, reads=reads)
+    accesses = of_named(scop.access_union(reads=reads), {name})
     result = accesses
     for kernel, private in zip(kernels, privates):
         if name not in private:
             continue
         inside = accesses.intersect_domain(kernel.domain)
-        key = kernel.host_schedule.range_product(_first_members(kernel.point_schedule, len(kernel.thread_ids)))
+        key = _thread_key(kernel)
         copies = None
         for m in maps_of(key.intersect_domain(kernel.domain)):
             part = isl.UnionMap.from_map(m.flatten_range().set_tuple_name(isl.dim_type.out, f"{name}__{kernel.name}"))
@@ -140,12 +133,4 @@ def _storage(scop: Scop, name: str, kernels: list[Kernel], privates: list[frozen
         result = result.subtract(inside)
         if copies is not None:
             result = result.union(copies.intersect_domain(inside.domain()))
-    return result
-
-
-def _kills_of(scop: Scop, name: str) -> isl.UnionMap:
-    result = isl.UnionMap.empty(scop.context.get_space())
-    for kill in scop.kills:
-        if kill.array == name:
-            result = result.union(isl.UnionMap.from_map(kill.index))
     return result
