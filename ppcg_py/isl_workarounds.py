@@ -55,3 +55,28 @@ def params_as_dims(obj: SetOrMap, names: list[str], kind: isl.dim_type = isl.dim
         position = obj.find_dim_by_name(isl.dim_type.param, name)
         obj = obj.move_dims(kind, k, isl.dim_type.param, position, 1)
     return obj
+
+
+
+def anchored_leaves(schedule: isl.Schedule) -> isl.Schedule:
+    """The same tree with a context node that constrains nothing above each leaf.
+
+    isl's AST generator has an optimisation for a schedule dimension along which
+    the statements' values are strided with different offsets (`A -> 2i`,
+    `B -> 2i + 1`): it shifts each statement's values by its offset. It computes
+    the offsets against one statement, for the outer values where that statement
+    runs, and applies them everywhere: where that statement does not run, the
+    shift can swap two others (fuzz 13:343 and 14:617: `S_4[i] -> 1 - 2i` and
+    `S_5[i] -> 0` under an outer `1 + i`, compared against an `S_2` that runs at
+    one outer value only, put S_5[1] before S_4[1]). The generator skips the
+    optimisation where the subtree below the band is anchored (refers to the outer
+    schedule), and a context node anchors it. The code is the same, without strides
+    exposed that way; the copies inside kernels (extension nodes) anchored their
+    subtrees already.
+    """
+    def anchor(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() != isl.schedule_node_type.leaf:
+            return node
+        depth = node.get_schedule_depth()
+        return node.insert_context(isl.Set.universe(isl.Space.set_alloc(node.get_ctx(), 0, depth)))
+    return schedule.map_schedule_node_bottom_up(anchor)

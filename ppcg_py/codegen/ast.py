@@ -22,7 +22,7 @@ import islpy as isl
 from ..extract.model import Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
 from ..isl_context import CallbackGuard
-from ..isl_workarounds import constant_like, iterator_ids, params_as_dims
+from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
 from ..memory import ArrayGroup, KernelMemory, MemoryPlan, copy_statement, transfer_statement
 from ..schedule import Kernel, ScheduledScop
 
@@ -159,7 +159,7 @@ class _AstBuilder:
         build, h2 = build.set_before_each_mark(guard.wrap(self._before_mark, lambda _id, _b: None))
         build, h3 = build.set_after_each_mark(guard.wrap(self._after_mark, lambda node, _b: node))
         try:
-            root = build.node_from_schedule(schedule)
+            root = build.node_from_schedule(anchored_leaves(schedule))
         except isl.Error:
             guard.reraise()     # a callback's own exception, not isl's
             raise
