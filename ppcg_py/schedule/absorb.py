@@ -76,6 +76,7 @@ def _absorb_one(node: isl.ScheduleNode, deps: isl.UnionMap, host: frozenset[str]
         for j in siblings:
             band = node.child(j).child(0)
             if band.get_type() == NT.band and _leading_coincident(band) > 0 \
+                    and not _statements(_instances(node.child(j))) <= host \
                     and _independent(node.child(k), node.child(j), deps):
                 return _merged(node, k, j)
     return None
@@ -83,15 +84,20 @@ def _absorb_one(node: isl.ScheduleNode, deps: isl.UnionMap, host: frozenset[str]
 
 def _loop_free(child: isl.ScheduleNode, host: frozenset[str]) -> bool:
     """A filter with nothing below it, whose instances each run alone in an iteration
-    of the loops around (no loop of its own), and not only host statements."""
+    of the loops around (no loop of its own), and not only host statements (nor is
+    the band it may join: host statements stay outside kernels)."""
     if child.n_children() == 0 or child.child(0).get_type() != NT.leaf:
         return False
     domain = _instances(child)
     if domain.is_empty():
         return False
-    if {s.get_tuple_name() for s in sets_of(domain)} <= host:
+    if _statements(domain) <= host:
         return False
     return child.get_prefix_schedule_union_map().intersect_domain(domain).is_injective()
+
+
+def _statements(instances: isl.UnionSet) -> set[str]:
+    return {s.get_tuple_name() for s in sets_of(instances)}
 
 
 def _independent(one: isl.ScheduleNode, other: isl.ScheduleNode, deps: isl.UnionMap) -> bool:
