@@ -119,6 +119,34 @@ PROGRAMS = {
 #pragma endscop
   x[2] = c;
 }""",
+    # a loop-free statement beside a parallel loop (correlation's corr[m-1][m-1] = 1.0):
+    # no dependence joins them, so it runs in the loop's launch (schedule/absorb.py)
+    "loop_free_after": """
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i][0] = A[i][0] + 1.0;
+  B[n][1] = 2.0;
+#pragma endscop
+}""",
+    "loop_free_before": """
+{
+#pragma scop
+  x[3] = A[n][2] * 3.0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      B[i][j] = A[i][j] * 2.0;
+#pragma endscop
+}""",
+    # ... and one that reads what two iterations of the loop write keeps a launch of its own
+    "loop_free_dependent": """
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i][0] = A[i][0] + 1.0;
+  x[0] = B[0][0] + B[n - 1][0];
+#pragma endscop
+}""",
 }
 
 
@@ -208,5 +236,27 @@ def _polybench_kernels(kernel: str):
 def test_serial_statements_share_one_launch(kernel, ppcg_single_thread):
     """Consecutive statements with no parallelism are one single-thread kernel, not one
     each: no more single-thread launch sites than PPCG's."""
+    single = [k for k in _polybench_kernels(kernel) if not k.thread_ids]
+    assert len(single) <= ppcg_single_thread
+
+
+@pytest.mark.parametrize("name", ["loop_free_after", "loop_free_before"])
+def test_a_loop_free_statement_joins_the_parallel_launch(name, tmp_path):
+    scheduled, _ = _planned(_source(tmp_path, name))
+    assert len(scheduled.kernels) == 1 and scheduled.kernels[0].thread_ids
+
+
+def test_a_dependent_loop_free_statement_keeps_its_launch(tmp_path):
+    scheduled, _ = _planned(_source(tmp_path, "loop_free_dependent"))
+    assert [bool(k.thread_ids) for k in scheduled.kernels] == [True, False]
+
+
+@pytest.mark.parametrize("kernel, ppcg_single_thread", [
+    ("correlation", 0),
+    pytest.param("ludcmp", 1, marks=pytest.mark.xfail(strict=True, reason=(
+        "ours: LU's serial part under the host loop and the substitutions after it are two "
+        "single-thread kernels; PPCG runs trailing serial parts on the host (not done here)"))),
+])
+def test_no_more_single_thread_kernels_than_ppcg(kernel, ppcg_single_thread):
     single = [k for k in _polybench_kernels(kernel) if not k.thread_ids]
     assert len(single) <= ppcg_single_thread

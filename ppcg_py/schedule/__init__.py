@@ -11,7 +11,8 @@ from ..isl_budget import isl_failure
 from ..isl_context import sets_of
 from ..names import Names
 from ..options import Options
-from .dependences import Dependences, compute_dependences
+from .absorb import absorb_loop_free
+from .dependences import Dependences, compute_dependences, untagged
 from .bounded import compute_with_timeout
 from .kernels import Kernel, KernelMapper
 from .parallel import mark_coincident, respects
@@ -94,6 +95,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     reorderable = frozenset(a.name for a in scop.arrays) - fixed
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
+        schedule = absorb_loop_free(schedule, _every_dependence(deps), host_statements(scop))
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel)
         found = [privatize(scop, deps, k, reorderable - fixed) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
@@ -104,6 +106,13 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
         fixed |= unsafe
     kernels = [replace(k, private=p.private) for k, p in zip(kernels, found)]
     return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host)
+
+
+def _every_dependence(deps: Dependences) -> isl.UnionMap:
+    """Every dependence between statement instances, the order dependences of the
+    scalars included (what a statement moved into another launch must not cross)."""
+    result = deps.all
+    return result if deps.tagged_order is None else result.union(untagged(deps.tagged_order))
 
 
 def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.UnionMap | None, names: Names,

@@ -89,7 +89,7 @@ class Dependences:
         for name in arrays:
             if name in keep:
                 result = result.union(tagged.intersect_domain(keep[name]))
-        return _untagged(result)
+        return untagged(result)
 
 
 def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostics,
@@ -150,8 +150,8 @@ def _live_ranges(scop: Scop) -> Dependences:
     out_of = (isl.UnionAccessInfo.from_sink(live_out).set_may_source(untagged_writes)
               .set_schedule_map(schedule_map(scop.schedule)).compute_flow()).get_may_dependence()
     flow, array_false, array_live_in = plain
-    return Dependences(flow=flow.union(_untagged(tagged_flow)).coalesce(),
-                       false=array_false.union(_untagged(tagged_false)).coalesce(),
+    return Dependences(flow=flow.union(untagged(tagged_flow)).coalesce(),
+                       false=array_false.union(untagged(tagged_false)).coalesce(),
                        live_in=array_live_in.union(live_in).coalesce(),
                        forced=into.union(out_of).coalesce(), tagged_flow=tagged_flow, tagged_order=order,
                        tagged_false=tagged_false, array_false=array_false, live_out=live_out,
@@ -211,7 +211,7 @@ def _tagger(tagged: isl.UnionMap) -> isl.UnionPwMultiAff:
     return isl.UnionPwMultiAff.from_union_map(tagged.domain().unwrap().domain_map())
 
 
-def _untagged(tagged: isl.UnionMap) -> isl.UnionMap:
+def untagged(tagged: isl.UnionMap) -> isl.UnionMap:
     """[S[i] -> ref[]] -> [T[j] -> ref'[]]  ->  S[i] -> T[j]"""
     return tagged.domain_factor_domain().range_factor_domain().coalesce()
 
