@@ -374,3 +374,41 @@ def test_a_copy_outside_a_loop_must_see_the_writes_of_all_its_iterations():
     # two readers may keep copies of their own at any depth
     other = group("ref_2", 0, False)
     assert _stale_pair(kernel, [other, read], placed("private", 1)) is None
+
+
+# PPCG 0.09's `__shared__` arrays at LARGE (docs/design.md, "Where a group lives, next to
+# PPCG"), and what stands for each of them here: a group in shared memory; a group in
+# registers whose elements several threads read (PPCG's registers hold only elements of
+# one thread, so it uses shared memory); a scalar the host computed, passed by value
+# (PPCG computes it on the device and copies it to shared memory in each kernel).
+# (shared, in registers though several threads read them, scalars by value)
+PPCG_SHARED = {
+    "covariance": (2, (1, 1, 0)),     # mean in registers; one of data's two 8 KB tiles
+    "correlation": (3, (2, 2, 0)),    # mean, stddev in registers; data's tile; corr's transpose
+    "gemver": (6, (2, 4, 0)),         # u1, v1, u2, v2 in registers; y; A (x does not fit after it)
+    "lu": (5, (1, 5, 0)),             # A[i][k], A[k][j] and A[j][j] in registers; A's column
+    "cholesky": (3, (1, 3, 0)),
+    "fdtd-2d": (1, (0, 1, 0)),        # _fict_[t]
+    "adi": (12, (3, 0, 10)),          # a..f by value (5 per sweep kernel); p, v, p tiles
+    "deriche": (18, (0, 0, 18)),      # a1..a8, b1, b2, c1, c2 by value
+}
+
+
+@pytest.mark.parametrize("kernel", sorted(PPCG_SHARED))
+def test_every_group_ppcg_shares_is_promoted_here(kernel):
+    from ppcg_py.extract import extract_scops
+    from ppcg_py.memory import plan_memory
+    from ppcg_py.options import Options
+    from ppcg_py.schedule import schedule_scop
+    src = kernel_source(kernel)
+    ctx = new_context()
+    scop, = extract_scops(str(src), ctx, include_dirs=(str(POLYBENCH / "utilities"), str(src.parent)),
+                          defines=("LARGE_DATASET",))
+    plan = plan_memory(schedule_scop(scop, Options()), Options())
+    groups = [(m.kernel, g) for m in plan.kernels for g in m.groups]
+    shared = sum(g.placement == "shared" for _, g in groups)
+    several = sum(g.placement == "private" and g.rank > 0 and "PPCG: shared memory" in g.reason for _, g in groups)
+    by_value = len({(k, g.array) for k, g in groups if g.placement == "argument"})
+    ppcg, expected = PPCG_SHARED[kernel]
+    assert shared >= expected[0] and several >= expected[1] and by_value >= expected[2]
+    assert shared + several + by_value >= ppcg

@@ -5,10 +5,11 @@ one element within one iteration of the loops outside their copies are grouped w
 either writes (one local copy must serve them both), and two whose shared-memory
 tiles together are smaller than apart. A group goes to registers when each
 thread's elements are a function of its tile and thread coordinates (they do not
-move with the loops a thread runs through) and there is reuse; otherwise to shared
-memory when its tile (a constant-size box per tile iteration) fits in what is left
-of `--max-shared-memory` and there is reuse or the global access is not coalesced;
-otherwise it stays in global memory.
+move with the loops a thread runs through) and there is reuse, also where several
+threads read one element (PPCG then uses shared memory: `_read_by_several_threads`);
+otherwise to shared memory when its tile (a constant-size box per tile iteration)
+fits in what is left of `--max-shared-memory` and there is reuse or the global
+access is not coalesced; otherwise it stays in global memory.
 
 Sets handed to code generation name the outer schedule dimensions as parameters
 c0, c1, ... (the generated loop iterators), so that they read as C at any level.
@@ -118,8 +119,12 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
     (schedule/private.py) is one variable per thread, whatever its references'
     footprints."""
     references = _references(scop, kernel)
+    # PPCG computes such a scalar on the device and, read by several threads, copies
+    # it to shared memory in each kernel (deriche's 18 `__shared__` arrays are its
+    # filter coefficients a1..a8, b1, b2, c1, c2; 10 of adi's 12 are a..f)
     by_value = tuple(ArrayGroup(r.array, frozenset({r.tag}), "argument", name=r.array,
-                                element_type=scop.array(r.array).element_type, reason="written on the host")
+                                element_type=scop.array(r.array).element_type,
+                                reason="written on the host, passed by value (PPCG: shared memory)")
                      for r in references if r.array in host_scalars)
     private = tuple(ArrayGroup(name, frozenset(r.tag for r in references if r.array == name), "private",
                                element_type=scop.array(name).element_type,
@@ -367,7 +372,9 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
                               copy_in=_box_elements(box, array, scop) if reads else None,
                               copy_out=_per_level(kernel, _relation(group, writes_only=True), level, prefix, True)
                               if writes else None,
-                              element_type=array.element_type, reason="reuse, one element set per thread")
+                              element_type=array.element_type,
+                              reason="reuse, a copy per thread of elements other threads read too (PPCG: shared memory)"
+                              if _read_by_several_threads(kernel, relation) else "reuse, one element set per thread")
     coalesced = _coalesced(kernel, group)
     if not (reuse or not coalesced):
         return _global(group, "no reuse and coalesced")
@@ -468,15 +475,32 @@ def _find_level(kernel: Kernel, relation: isl.UnionMap, prefix: str, *, per_thre
     return level, box
 
 
-def _thread_invariant(kernel: Kernel, relation: isl.UnionMap) -> bool:
-    """Whether each element is fixed by the tile and the thread-mapped point values."""
+def _thread_key(kernel: Kernel) -> isl.UnionMap:
+    """Instances -> the outer loop values and the thread-mapped point values."""
     n = len(kernel.thread_ids)
     mapped = None
     for m in maps_of(kernel.point_schedule):
         part = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, n, m.dim(isl.dim_type.out) - n))
         mapped = part if mapped is None else mapped.union(part)
-    key = kernel.outer_schedule.flat_range_product(mapped)
-    return key.reverse().apply_range(relation).is_single_valued()
+    return kernel.outer_schedule.flat_range_product(mapped)
+
+
+def _thread_invariant(kernel: Kernel, relation: isl.UnionMap) -> bool:
+    """Whether each element is fixed by the tile and the thread-mapped point values."""
+    return _thread_key(kernel).reverse().apply_range(relation).is_single_valued()
+
+
+def _read_by_several_threads(kernel: Kernel, relation: isl.UnionMap) -> bool:
+    """Whether two thread-mapped point values touch one element in one iteration of
+    the outer loops (gemver's u1[i], read by every thread of a row of the block).
+
+    PPCG gives such a group no registers (its private tiles hold the elements of
+    one thread: gpu_group.c checks the access is bijective) and, with reuse, a tile
+    in shared memory; here each thread keeps a copy of its elements in registers:
+    loads as many as the block's threads would read from shared memory (one per
+    thread and element, of elements that warps share, so cached), no barriers."""
+    per_outer = kernel.outer_schedule.range_product(relation)       # S -> [[outer] -> e]
+    return not _thread_key(kernel).reverse().apply_range(per_outer).is_injective()
 
 
 def _coalesced(kernel: Kernel, group: list[_Reference]) -> bool:
