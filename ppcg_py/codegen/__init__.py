@@ -22,6 +22,7 @@ from .ast import dump as dump_ast
 
 __all__ = ["GeneratedFiles", "ScopAst", "build_ast", "dump_ast", "generate"]
 from .expr import c_expr, c_node, integer, is_constant, param_node
+from .ownership import owned
 from .expr import call as call_node
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
 from .statements import instance, linearized, subscripted
@@ -201,9 +202,9 @@ class _Calls:
         if isinstance(call, StatementCall):
             references = {tag: self._element(ref) for tag, ref in call.references.items()}
             iterators = {name: c_node(e) for name, e in call.iterators.items()}
-            return _owned(call.owned, loops, instance(self.bodies[call.statement], references, iterators))
+            return owned(call.owned, loops, instance(self.bodies[call.statement], references, iterators))
         if isinstance(call, CopyCall):
-            return _owned(call.owned, loops,
+            return owned(call.owned, loops,
                           c_ast.Assignment("=", self._element(call.target), self._element(call.source)))
         if isinstance(call, TransferCall):
             return self.transfers[(call.array, call.to_device)]
@@ -221,31 +222,6 @@ class _Calls:
 def _host_scalar(name: str, by_pointer: bool) -> c_ast.Node:
     """The host's variable: itself, or what the SCoP function's pointer parameter points at."""
     return c_ast.UnaryOp("*", c_ast.ID(name)) if by_pointer else c_ast.ID(name)
-
-
-def _owned(owned: tuple, loops: dict[str, tuple], statement: c_ast.Node) -> list[c_ast.Node]:
-    """`statement` under the block ownership checks (see `ast.Ownership`) that the loops
-    around it do not make evident: a tile loop `for (c0 = b0; ...; c0 += grid)`, or the
-    single value `c0 = b0`, runs only the block's tiles, and so does tile `b0` itself."""
-    checks = [c_ast.BinaryOp("==", c_ast.BinaryOp("%", c_ast.BinaryOp("-", c_node(o.tile), c_ast.ID(o.block)),
-                                                  integer(o.grid)), integer(0))
-              for o in owned if not _evident(o, loops)]
-    if not checks:
-        return [statement]
-    condition = checks[0]
-    for check in checks[1:]:
-        condition = c_ast.BinaryOp("&&", condition, check)
-    return [c_ast.If(condition, c_ast.Compound([statement]), None)]
-
-
-def _evident(owned, loops: dict[str, tuple]) -> bool:
-    tile = c_node(owned.tile)
-    if isinstance(tile, c_ast.ID) and tile.name == owned.block:
-        return True
-    if not isinstance(tile, c_ast.ID) or tile.name not in loops:
-        return False
-    start, step = loops[tile.name]
-    return isinstance(start, c_ast.ID) and start.name == owned.block and (step is None or is_constant(step, owned.grid))
 
 
 def _device_view(dev: DeviceArray, extents: list[c_ast.Node], prefix: str) -> dict:

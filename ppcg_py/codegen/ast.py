@@ -43,15 +43,14 @@ class Subscript:
 
 @dataclass(frozen=True)
 class Ownership:
-    """`(tile - block) % grid == 0`: the tile index of a block-mapped loop is one of
-    this block's. Printed around each statement and copy of a kernel whose grid may
-    wrap: isl's loop bounds should ensure it, but under the existentials of a wrapping
-    grid isl has printed a lower bound that is not a block's tile (fuzz 10:23: a
-    tile run by all three blocks of a grid of 3), and nothing inside checked again."""
+    """`(value - id) % size == 0`: a block-mapped tile value is one of this block's
+    (id a block id, size the grid), a thread-mapped point value one of this thread's
+    (id a thread id, size the block). Printed around a kernel's statements and copies
+    where the loops do not make it evident (see `ownership`)."""
 
-    tile: isl.AstExpr
-    block: str
-    grid: int
+    value: isl.AstExpr
+    id: str
+    size: int
 
 
 @dataclass(frozen=True)
@@ -222,7 +221,8 @@ class _AstBuilder:
             references[acc.tag] = Subscript(acc.array, tuple(build.expr_from_pw_aff(e) for e in elements)) \
                 if group is None else _in_buffer(group, elements, _first(outer, group.level), build,
                                                  self.scheduled.names.iterator)
-        owned = _ownership(kernel, outer, kernel.depth, build) if outer is not None else ()
+        owned = _ownership(kernel, outer, kernel.depth, build, _values_at(instance, kernel.inner_schedule)) \
+            if outer is not None else ()
         return StatementCall(name, iterators, references, owned)
 
     def _copy(self, group: ArrayGroup, read: bool, instance: isl.PwMultiAff, build: isl.AstBuild) -> CopyCall:
@@ -242,13 +242,20 @@ def _values_at(instance: isl.PwMultiAff, schedule: isl.UnionMap) -> isl.Map:
     return at.apply_range(isl.Map.from_union_map(schedule.intersect_domain(isl.UnionSet.from_set(at.range()))))
 
 
-def _ownership(kernel: Kernel, outer: isl.Map, known: int, build: isl.AstBuild) -> tuple[Ownership, ...]:
+def _ownership(kernel: Kernel, outer: isl.Map, known: int, build: isl.AstBuild,
+               inner: isl.Map | None = None) -> tuple[Ownership, ...]:
     """The block ownership of the tiles among the first `known` outer values (host
-    dimensions, then the tile dimensions whose first ones are block-mapped)."""
+    dimensions, then the tile dimensions whose first ones are block-mapped), and, given
+    the `inner` values (point dimensions first), the thread ownership of the points."""
     values = isl.PwMultiAff.from_map(outer)
-    return tuple(Ownership(build.expr_from_pw_aff(values.get_pw_aff(kernel.host_depth + k)), block, grid)
-                 for k, (block, grid) in enumerate(zip(kernel.block_ids, kernel.sizes.grid))
-                 if kernel.host_depth + k < known)
+    blocks = tuple(Ownership(build.expr_from_pw_aff(values.get_pw_aff(kernel.host_depth + k)), block, grid)
+                   for k, (block, grid) in enumerate(zip(kernel.block_ids, kernel.sizes.grid))
+                   if kernel.host_depth + k < known)
+    if inner is None:
+        return blocks
+    points = isl.PwMultiAff.from_map(inner)
+    return blocks + tuple(Ownership(build.expr_from_pw_aff(points.get_pw_aff(k)), thread, size)
+                          for k, (thread, size) in enumerate(zip(kernel.thread_ids, kernel.sizes.block)))
 
 
 def _first(values: isl.Map, count: int) -> isl.PwMultiAff:
