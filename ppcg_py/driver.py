@@ -15,7 +15,7 @@ from .options import Options
 from .stages import Compilation, OnHost, Stage, StageRun
 from .stages import ast, dump_asts, dump_extract, dump_files, dump_memory, dump_schedule, extract, memory
 from .stages import print_files, schedule
-from .watchdog import Progress, StepTooLong, run_with_deadline
+from .watchdog import ChildDied, Progress, StepTooLong, run_with_deadline
 
 __all__ = ["STAGES", "STAGE_NAMES", "OnHost", "compile_bounded", "compile_source", "write_outputs"]
 
@@ -47,11 +47,12 @@ def compile_source(path: str, options: Options, progress: Progress | None = None
 def compile_bounded(path: str, options: Options, diagnostics: Diagnostics | None = None) -> GeneratedFiles:
     """`compile_source` within `--timeout` seconds and `--isl-max-operations` per step.
 
-    A compilation that runs past either bound is tried again, with a warning each
+    A compilation that runs past either bound, or whose process dies in isl (a
+    segmentation fault inside isl, fuzz 14:41), is tried again, with a warning each
     time, in configurations whose cost is ever more predictable: the original loop
-    order with global memory only; then with the SCoP that was too slow left on
-    the host as its original C code; then with every SCoP left there. Each result
-    is correct; only the last failure (in extract, which every try needs) is an error.
+    order with global memory only; then with the SCoP that failed left on the host
+    as its original C code; then with every SCoP left there. Each result is correct;
+    only the last failure (in extract, which every try needs) is an error.
     """
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
 
@@ -60,7 +61,7 @@ def compile_bounded(path: str, options: Options, diagnostics: Diagnostics | None
 
     try:
         return attempt(options)
-    except StepTooLong as exc:
+    except (StepTooLong, ChildDied) as exc:
         failed = exc
     simple = replace(options, reschedule=False, use_shared_memory=False, use_private_memory=False,
                      unroll_copy_shared=False, unroll_gpu_tile=False)
@@ -81,15 +82,21 @@ def compile_bounded(path: str, options: Options, diagnostics: Diagnostics | None
         tried.append(description)
         try:
             return attempt(opts, on_host)
-        except StepTooLong as exc:
+        except (StepTooLong, ChildDied) as exc:
             failed = exc
+    if isinstance(failed, ChildDied):
+        raise failed
     raise _too_long(path, failed, tried)
 
 
-def _warn(diagnostics: Diagnostics, path: str, failed: StepTooLong, doing: str) -> None:
+def _warn(diagnostics: Diagnostics, path: str, failed: StepTooLong | ChildDied, doing: str) -> None:
     line = failed.step.line
-    diagnostics.warn(f"{failed.step.name} {failed.what}; {doing} (--timeout and --isl-max-operations set the "
-                     "bounds)", path, line, 1 if line is not None else None)
+    if isinstance(failed, ChildDied):   # in practice, a crash inside isl
+        why = f"the compiling process died ({failed.how}); {doing}"
+    else:
+        why = f"{failed.what}; {doing} (--timeout and --isl-max-operations set the bounds)"
+    diagnostics.warn(f"{failed.step.name}: {why}" if isinstance(failed, ChildDied) else f"{failed.step.name} {why}",
+                     path, line, 1 if line is not None else None)
 
 
 def _too_long(path: str, exc: StepTooLong, tried: list[str]) -> CompileError:

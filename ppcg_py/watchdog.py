@@ -53,7 +53,7 @@ class ChildDied(Exception):
     def __init__(self, step: Step, exitcode: int | None) -> None:
         how = f"killed by signal {-exitcode}" if exitcode is not None and exitcode < 0 else f"exit status {exitcode}"
         super().__init__(f"the compiling process died in {step.name} ({how})")
-        self.step, self.exitcode = step, exitcode
+        self.step, self.exitcode, self.how = step, exitcode, how
 
 
 WALL_FACTOR = 4          # wall-clock bound, in multiples of the CPU deadline

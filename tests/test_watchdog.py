@@ -2,7 +2,9 @@
 located error naming the step, never a hang (ppcg_py/watchdog.py)."""
 from __future__ import annotations
 
+import os
 import re
+import signal
 import subprocess
 import time
 from dataclasses import replace
@@ -116,6 +118,37 @@ def test_a_scop_too_slow_in_every_configuration_stays_on_the_host(monkeypatch, t
     host = (tmp_path / "generated" / "matmul_host.cu").read_text()
     assert "/* ppcg-py: this SCoP runs on the host, as its original C code */\n#pragma scop" in host
     assert "__global__" not in (tmp_path / "generated" / "matmul_kernel.cu").read_text()
+
+
+def test_a_crash_falls_back_to_the_simple_configuration(monkeypatch, tmp_path, capsys):
+    """A compiling process that dies (isl segfaulted in the memory stage, fuzz 14:41)
+    is tried again like one that ran too long."""
+    real = driver.compile_source
+
+    def crash_when_promoting(path, options, progress=None, on_host=driver.OnHost()):
+        if options.use_shared_memory:
+            progress(Step("memory (matmul)", 26))
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return real(path, options, progress, on_host)
+
+    monkeypatch.setattr(driver, "compile_source", crash_when_promoting)
+    assert main(["--output-dir", str(tmp_path), str(EXAMPLE)]) == 0
+    err = capsys.readouterr().err
+    assert (f"{EXAMPLE}:26:1: warning: memory (matmul): the compiling process died (killed by signal 11); "
+            "compiling again with the original loop order and global memory only") in err
+    assert "__global__" in (tmp_path / "matmul_kernel.cu").read_text()
+
+
+def test_a_crash_in_every_try_is_an_internal_error(monkeypatch, tmp_path, capsys):
+    def crash(path, options, progress=None, on_host=driver.OnHost()):
+        progress(Step("memory (matmul)", 26))
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+    monkeypatch.setattr(driver, "compile_source", crash)
+    assert main(["--output-dir", str(tmp_path), str(EXAMPLE)]) != 0
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "internal compiler error" in last and "killed by signal 11" in last
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_timeout_in_every_try_is_a_located_error(monkeypatch, tmp_path, capsys):

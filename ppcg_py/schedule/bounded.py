@@ -1,16 +1,29 @@
-"""Run isl's scheduler with a bound on its CPU time.
+"""Run isl's scheduler with a bound on its CPU time, and isl's dataflow analysis apart.
 
 isl's scheduler can run for minutes (PolyBench's heat-3d with constant loop
 bounds), and its operation limit does not bound the expensive part. The scheduler
 runs in a forked child (watchdog.py), which inherits every isl object
 copy-on-write and sends back only the schedule's text; past the timeout (CPU
 seconds) the child is killed and the caller falls back to a simpler schedule.
+
+isl's dataflow analysis runs in a child too (`isolated`): it has crashed the process
+(fuzz 13:947, a segmentation fault inside compute_flow), and once it has run past an
+operation limit, a later isl call has (fuzz 14:41: the abort had left isl's heap
+corrupt). In a child, both end with the child, and the caller falls back to
+memory-based dependences.
 """
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
 
 import islpy as isl
 
 from ..watchdog import ChildDied, StepTooLong, run_with_deadline
+
+T = TypeVar("T")
+
+_NO_DEADLINE = 1e9   # seconds: the compilation's own watchdog bounds the time
 
 
 def compute_with_timeout(constraints: isl.ScheduleConstraints, timeout: float) -> isl.Schedule | None:
@@ -36,3 +49,9 @@ def _schedule_text(constraints: isl.ScheduleConstraints) -> tuple[bool, str]:
         return True, str(constraints.compute_schedule())
     except isl.Error as exc:    # as text: the parent raises it again
         return False, str(exc)
+
+
+def isolated(work: Callable[[], T]) -> T:
+    """`work()` run in a forked child; its result must pickle (isl objects as text).
+    Its exceptions are raised here again; ChildDied if the child crashed."""
+    return run_with_deadline(lambda _progress: work(), _NO_DEADLINE)

@@ -31,6 +31,8 @@ from ..diagnostics import Diagnostics
 from ..extract.model import Scop
 from ..isl_budget import is_operation_limit, isl_failure, within_operations
 from ..isl_context import maps_of
+from ..watchdog import ChildDied
+from .bounded import isolated
 from .parallel import schedule_map
 
 
@@ -95,10 +97,12 @@ class Dependences:
 def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostics,
                         live_range_reordering: bool = True) -> Dependences:
     """Value-based dependences (isl's dataflow analysis), or, when that would take
-    too long, memory-based ones: more of them, so less parallelism, never wrong."""
+    too long or fails, memory-based ones: more of them, so less parallelism, never
+    wrong. The analysis runs in a forked child (see `bounded`)."""
     analysis = _live_ranges if live_range_reordering else _value_based
     try:
-        exact = within_operations(scop.ctx, max_operations, lambda: analysis(scop))
+        text = isolated(lambda: _as_text(within_operations(scop.ctx, max_operations, lambda: analysis(scop))))
+        exact = _from_text(scop.ctx, text)
         failure = f"needs more than {max_operations} operations (--dataflow-max-operations)"
     except isl.Error as exc:
         if is_operation_limit(exc):     # the step's bound (--isl-max-operations), not this one
@@ -106,12 +110,36 @@ def compute_dependences(scop: Scop, max_operations: int, diagnostics: Diagnostic
         # isl's own failures, e.g. "affine expression involves some of the domain
         # dimensions" inside compute_flow (fuzz 9:129): the memory-based ones are exact
         exact, failure = None, f"failed ({isl_failure(exc)})"
+    except ChildDied as exc:
+        exact, failure = None, f"crashed ({exc.how})"
     if exact is not None:
         return exact
     diagnostics.warn(f"isl's dataflow analysis of the SCoP of '{scop.function}' {failure}; using "
                      "memory-based dependences and the original loop order (correct, possibly less parallel)",
                      scop.file, scop.start_line, 1)
     return _memory_based(scop)
+
+
+_MAPS = ("flow", "false", "live_in", "forced", "tagged_flow", "tagged_order", "tagged_false", "array_false",
+         "live_out")
+
+
+def _as_text(deps: Dependences | None) -> dict | None:
+    """The dependences as text, to cross from the child that computed them."""
+    if deps is None:
+        return None
+    maps = {name: None if getattr(deps, name) is None else str(getattr(deps, name)) for name in _MAPS}
+    return {"maps": maps, "references": [(name, str(instances)) for name, instances in deps.references],
+            "value_based": deps.value_based}
+
+
+def _from_text(ctx: isl.Context, text: dict | None) -> Dependences | None:
+    if text is None:
+        return None
+    maps = {name: None if value is None else isl.UnionMap.read_from_str(ctx, value)
+            for name, value in text["maps"].items()}
+    references = tuple((name, isl.UnionSet.read_from_str(ctx, value)) for name, value in text["references"])
+    return Dependences(**maps, references=references, value_based=text["value_based"])
 
 
 def _value_based(scop: Scop) -> Dependences:
@@ -164,8 +192,8 @@ def _dataflow(reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
 
     The order goes to isl as the tree: given as a map, the analysis costs isl up to
     ten times more (tests/regressions/schedule_unable_to_carry.c: 63 s against 7 s).
-    Over the tree it crashes on one fuzzed SCoP (13:947, an open bug:
-    tests/regressions/dataflow_over_tree_crashes.c)."""
+    Over the tree isl crashed on one fuzzed SCoP (13:947,
+    tests/regressions/dataflow_over_tree_crashes.c), hence the child process."""
     flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
             .set_schedule(schedule).compute_flow())
     false = (isl.UnionAccessInfo.from_sink(writes).set_must_source(writes)
