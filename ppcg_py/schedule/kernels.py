@@ -92,7 +92,12 @@ class KernelMapper:
         return self.visit(node.child(0)).parent()
 
     def _on_host(self, node: isl.ScheduleNode) -> bool:
-        return {s.get_tuple_name() for s in sets_of(node.get_domain())} <= self.host
+        """Whether what the node runs is host statements only (a filter's own domain is what
+        reaches it, before the filter)."""
+        domain = node.get_domain()
+        if node.get_type() == NT.filter:
+            domain = domain.intersect(node.filter_get_filter())
+        return {s.get_tuple_name() for s in sets_of(domain)} <= self.host
 
     def _serial_runs_grouped(self, sequence: isl.ScheduleNode) -> isl.ScheduleNode:
         """The sequence with each run of consecutive children that have no parallelism
