@@ -5,7 +5,8 @@ is tiled, up to two tile loops are mapped to blocks and up to three point loops
 to threads (filters `T mod grid = b`, `P mod block = t`, so loops wrap when the
 grid or block is smaller than the iteration space). Sequential loops above a
 kernel stay on the host. A subtree without any parallelism becomes a kernel run
-by a single thread. Each kernel's root is marked `kernelN`.
+by a single thread, unless it is the serial head or tail of the SCoP (host.py),
+which the host runs. Each kernel's root is marked `kernelN`.
 """
 from __future__ import annotations
 
