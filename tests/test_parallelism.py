@@ -86,9 +86,13 @@ PROGRAMS = {
 {
   double t = 0.0;
 #pragma scop
-  for (int i = 0; i < n; i++) {
-    t = A[i][0] * 2.0;
-    B[i][0] = t + 1.0;
+  for (int r = 0; r < 2; r++) {
+    for (int i = 0; i < n; i++)
+      B[i][1] = B[i][1] + A[i][1];
+    for (int i = 0; i < n; i++) {
+      t = A[i][0] * 2.0 + B[i][1];
+      B[i][0] = t + 1.0;
+    }
   }
 #pragma endscop
   x[0] = t;
@@ -139,7 +143,61 @@ PROGRAMS = {
 #pragma endscop
 }""",
     # ... and one that reads what two iterations of the loop write keeps a launch of its own
+    # between two parallel loops
     "loop_free_dependent": """
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    B[i][0] = A[i][0] + 1.0;
+  x[0] = B[0][0] + B[n - 1][0];
+  for (int i = 0; i < n; i++)
+    B[i][2] = A[i][2] * x[0];
+#pragma endscop
+}""",
+    # a serial head (a scalar and a prefix sum) and a serial tail (reading the device's B,
+    # a function scalar live after the SCoP, a local) around a parallel nest: head and
+    # tail run on the host, before the copies in and after the copies back (schedule/host.py)
+    "host_ends": """
+{
+  double s = 0.0, u;
+#pragma scop
+  u = A[0][0] * 2.0;
+  for (int i = 0; i < n; i++)
+    x[i + 1] = x[i] + A[i][0] * u;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      B[i][j] = A[i][j] * x[n] + u;
+  for (int i = 1; i < n; i++) {
+    double t = B[n - 1][m - 1] + B[i][0] + s;
+    s = t * 0.5;
+    B[i][1] = B[i - 1][1] + s;
+  }
+#pragma endscop
+  x[0] = s + u;
+}""",
+    # two independent nests, one serial: it runs on the host after the other
+    "host_independent": """
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      B[i][j] = A[i][j] * 2.0;
+  for (int i = 0; i < n; i++)
+    x[i + 1] = x[i] * 0.5 + A[i][1];
+#pragma endscop
+}""",
+    # a serial SCoP: on the host altogether, its local too
+    "host_only": """
+{
+#pragma scop
+  for (int i = 1; i < n; i++) {
+    double t = x[i - 1] * 0.5;
+    x[i] = t + A[i][0];
+  }
+#pragma endscop
+}""",
+    # ... or, at the end of the SCoP, runs on the host after the copy back (schedule/host.py)
+    "loop_free_tail": """
 {
 #pragma scop
   for (int i = 0; i < n; i++)
@@ -178,9 +236,11 @@ def test_temporary_is_private_and_its_loops_parallel(tmp_path):
 
 
 def test_without_reordering_the_temporary_serialises(tmp_path):
+    """Every loop carries s: no parallelism is left, and the whole SCoP runs on the host
+    (schedule/host.py), with nothing on the device."""
     scheduled, plan = _planned(_source(tmp_path, "temporary"), Options(live_range_reordering=False))
-    assert not any(k.private for k in scheduled.kernels)
-    assert "s" in {d.array.name for d in plan.arrays}
+    assert not scheduled.kernels and not plan.arrays
+    assert scheduled.host_statements == {s.name for s in scheduled.scop.statements}
 
 
 def test_locals_take_no_device_memory(tmp_path):
@@ -248,14 +308,35 @@ def test_a_loop_free_statement_joins_the_parallel_launch(name, tmp_path):
 
 def test_a_dependent_loop_free_statement_keeps_its_launch(tmp_path):
     scheduled, _ = _planned(_source(tmp_path, "loop_free_dependent"))
-    assert [bool(k.thread_ids) for k in scheduled.kernels] == [True, False]
+    assert [bool(k.thread_ids) for k in scheduled.kernels] == [True, False, True]
+
+
+def test_serial_head_and_tail_run_on_the_host(tmp_path):
+    scheduled, plan = _planned(_source(tmp_path, "host_ends"))
+    assert [bool(k.thread_ids) for k in scheduled.kernels] == [True]
+    assert len(scheduled.ends.head) == 2 and len(scheduled.ends.tail) == 3
+    assert "u" in scheduled.host_scalars          # the head's scalar: the kernel's argument
+    assert {d.array.name for d in plan.arrays} == {"A", "B", "x"}    # not s, u or the tail's local t
+    x, b = plan.device_array("x"), plan.device_array("B")
+    assert x.copy_in and not x.written           # what the head wrote, read on the device
+    assert b.copy_out                             # read by the tail (and live after anyway)
+
+
+def test_a_serial_scop_runs_on_the_host(tmp_path):
+    scheduled, plan = _planned(_source(tmp_path, "host_only"))
+    assert not scheduled.kernels and not plan.arrays
+
+
+def test_a_dependent_loop_free_statement_at_the_end_runs_on_the_host(tmp_path):
+    scheduled, plan = _planned(_source(tmp_path, "loop_free_tail"))
+    assert [bool(k.thread_ids) for k in scheduled.kernels] == [True]
+    assert len(scheduled.ends.tail) == 1 and not scheduled.ends.head
+    assert plan.device_array("B").copy_out and "x" not in {d.array.name for d in plan.arrays}
 
 
 @pytest.mark.parametrize("kernel, ppcg_single_thread", [
     ("correlation", 0),
-    pytest.param("ludcmp", 1, marks=pytest.mark.xfail(strict=True, reason=(
-        "ours: LU's serial part under the host loop and the substitutions after it are two "
-        "single-thread kernels; PPCG runs trailing serial parts on the host (not done here)"))),
+    ("ludcmp", 1),
 ])
 def test_no_more_single_thread_kernels_than_ppcg(kernel, ppcg_single_thread):
     single = [k for k in _polybench_kernels(kernel) if not k.thread_ids]

@@ -141,15 +141,15 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     extents = array_extents(scheduled)
     nonempty = scop.domain.params().intersect(scop.context).coalesce()
     transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], scheduled.names.device, nonempty,
-                                                   scalars_by_pointer, to_device=way)
+                                                   scalars_by_pointer and not dev.array.local, to_device=way)
                  for dev in memory.arrays for way in (True, False)}
-    calls = _Calls(ast, extents, transfers, scalars_by_pointer)
+    calls = _Calls(ast, extents, transfers, _by_pointer(scheduled, scalars_by_pointer))
     kernels: list[_KernelText] = []
     variants: dict[str, list[tuple[list[str], str]]] = {}
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[mark.get_annotation().get_name()]
-        args = _kernel_arguments(scheduled, memory, launch, scalars_by_pointer)
+        args = _kernel_arguments(scheduled, memory, launch, _by_pointer(scheduled, scalars_by_pointer))
         declarations = c_lines(_declarations(memory.kernel(name)), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(calls.statements).statements(launch.body), "  ")
@@ -167,8 +167,26 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     devices = [_device_view(dev, extents[dev.array.name], scheduled.names.device) for dev in memory.arrays]
     host = templates.get_template("host_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
-        devices=devices, body=body, guard=c_expr(guard_expr))
+        devices=devices, body=body, guard=c_expr(guard_expr), locals=_host_locals(scheduled),
+        where="on the GPU" if scheduled.kernels else "on the host (no parallelism)")
     return host.rstrip("\n").split("\n"), kernels
+
+
+def _by_pointer(scheduled: ScheduledScop, scalars_by_pointer: bool) -> frozenset[str]:
+    """The variables that host code reaches through a pointer: with `scalars_by_pointer`,
+    every variable of the program (the SCoP's function gets their addresses), not the
+    SCoP's own locals, which that function declares."""
+    if not scalars_by_pointer:
+        return frozenset()
+    return frozenset(a.name for a in scheduled.scop.arrays if not a.local)
+
+
+def _host_locals(scheduled: ScheduledScop) -> list[str]:
+    """Declarations of the variables declared in the SCoP that host code uses (its serial
+    head or tail, or a host statement), at the top of the SCoP's host code."""
+    used = {a.array for s in scheduled.scop.statements if s.name in scheduled.host_statements for a in s.accesses}
+    return [c_text(declaration(a.name, None, type_name=a.element_type)) + ";"
+            for a in scheduled.scop.arrays if a.local and a.name in used]
 
 
 def array_extents(scheduled: ScheduledScop) -> dict[str, list[c_ast.Node]]:
@@ -192,9 +210,9 @@ class _Calls:
     """The C statements of each user node of a SCoP's AST."""
 
     def __init__(self, ast: ScopAst, extents: dict[str, list[c_ast.Node]],
-                 transfers: dict[tuple[str, bool], list[c_ast.Node]], scalars_by_pointer: bool) -> None:
+                 transfers: dict[tuple[str, bool], list[c_ast.Node]], by_pointer: frozenset[str]) -> None:
         self.ast, self.extents, self.transfers = ast, extents, transfers
-        self.scalars_by_pointer = scalars_by_pointer
+        self.by_pointer = by_pointer
         self.bodies = {s.name: s.body for s in ast.scop.statements}
 
     def statements(self, key: str, loops: dict[str, tuple]) -> list[c_ast.Node]:
@@ -211,9 +229,12 @@ class _Calls:
         return [call_node("__syncthreads")]
 
     def _element(self, ref: Subscript) -> c_ast.Node:
-        if ref.host:
-            return _host_scalar(ref.name, self.scalars_by_pointer)
         indices = [c_node(e) for e in ref.indices]
+        if ref.host and not indices:
+            return _host_scalar(ref.name, ref.name in self.by_pointer)
+        if ref.host:    # an element of the host's array: a pointer to its first element in the SCoP's function
+            return linearized(ref.name, indices, self.extents[ref.name]) if ref.name in self.by_pointer \
+                else subscripted(ref.name, indices)
         if ref.buffer:
             return subscripted(ref.name, indices)
         return linearized(ref.name, indices, self.extents[ref.name])
@@ -320,7 +341,7 @@ class _Argument:
 
 
 def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Launch,
-                      scalars_by_pointer: bool) -> list[_Argument]:
+                      by_pointer: frozenset[str]) -> list[_Argument]:
     scop = scheduled.scop
     device = scheduled.names.device
     names = _statement_names(launch.kernel.domain)
@@ -332,7 +353,7 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
     args += [_Argument(parameter(t, p), c_ast.ID(p)) for p, t in zip(scop.parameters, scop.parameter_types)]
     args += [_Argument(parameter(t, n), c_ast.ID(n)) for n, t in scop.scalars_read_only if n in used_ids]
     by_value = {g.name: g.element_type for g in memory.kernel(launch.kernel.name).groups if g.placement == "argument"}
-    args += [_Argument(parameter(t, n), _host_scalar(n, scalars_by_pointer)) for n, t in sorted(by_value.items())]
+    args += [_Argument(parameter(t, n), _host_scalar(n, n in by_pointer)) for n, t in sorted(by_value.items())]
     args += [_Argument(parameter("int", c), c_ast.ID(c)) for c in launch.host_iterators]
     return args
 

@@ -32,8 +32,9 @@ NT = isl.schedule_node_type
 @dataclass(frozen=True)
 class Subscript:
     """An element: of a kernel buffer (`buffer`, indexed as is), of a device array
-    (indexed by array subscripts, linearized when printed), or a host scalar (`host`:
-    the program's own variable, in host code or as a kernel's argument)."""
+    (indexed by array subscripts, linearized when printed), or of the host's variable
+    (`host`: the program's own array or scalar, in host code, or a host scalar as a
+    kernel's argument)."""
 
     name: str
     indices: tuple[isl.AstExpr, ...]
@@ -217,6 +218,10 @@ class _AstBuilder:
                 continue
             index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(instance)
             elements = [index.get_pw_aff(k) for k in range(index.dim(isl.dim_type.out))]
+            if kernel is None:      # host code (the SCoP's head or tail): the host's own variables
+                references[acc.tag] = Subscript(acc.array, tuple(build.expr_from_pw_aff(e) for e in elements),
+                                                host=True)
+                continue
             group = groups.get(acc.tag)
             references[acc.tag] = Subscript(acc.array, tuple(build.expr_from_pw_aff(e) for e in elements)) \
                 if group is None else _in_buffer(group, elements, _first(outer, group.level), build,

@@ -16,13 +16,16 @@ __all__ = ["ArrayGroup", "DeviceArray", "KernelMemory", "MemoryPlan", "copy_stat
 def plan_memory(scheduled: ScheduledScop, options: Options) -> MemoryPlan:
     """Transfers around the SCoP, placement of every kernel's reference groups, and the
     schedule tree with their copies."""
-    plan = plan_transfers(scheduled.scop, scheduled.dependences.live_in)
+    ends = scheduled.ends
+    plan = plan_transfers(scheduled.scop, scheduled.dependences.live_in, scheduled.host_statements,
+                          ends.head, ends.tail)
     host = scheduled.host_scalars
     kernels = tuple(plan_kernel(scheduled.scop, k, options, scheduled.names, host) for k in scheduled.kernels)
     on_device = tuple(d for d in plan.arrays
                       if d.array.name not in host and not _in_threads_only(d.array.name, kernels))
     schedule = with_copies(scheduled.final_schedule, scheduled.kernels, {m.kernel: m for m in kernels},
-                           on_device, scheduled.names.iterator, unroll_copy_shared=options.unroll_copy_shared,
+                           on_device, scheduled.names.iterator, ends.statements,
+                           unroll_copy_shared=options.unroll_copy_shared,
                            unroll_gpu_tile=options.unroll_gpu_tile)
     return replace(plan, arrays=on_device, kernels=kernels, schedule=schedule)
 

@@ -6,6 +6,12 @@ back, so the device copy must start from the host's values. Written arrays and
 written scalars are copied back, unless nothing after the SCoP reads them;
 arrays are allocated whole. Variables declared inside the SCoP never cross, and
 a scalar that every kernel keeps per thread is not on the device at all.
+
+Only the statements that kernels run count: the serial head and tail of the SCoP
+run on the host (schedule/host.py), before the copies in and after the copies
+back. What the head writes and the device part reads is copied in, what the
+device part writes and the tail reads is copied back (a variable declared in the
+SCoP too: the host then declares it), and what only the host touches stays there.
 """
 from __future__ import annotations
 
@@ -72,34 +78,72 @@ def extent_set(array: Array, context: isl.Set) -> isl.Set:
     return result.set_tuple_name(array.name)
 
 
-def plan_transfers(scop: Scop, live_in: isl.UnionMap) -> MemoryPlan:
-    """Copy back the box around what is written; copy in what is read before any
-    write, and the rest of that box when the writes leave holes in it."""
-    reads = scop.access_union(reads=True)
-    writes = scop.access_union(reads=False)
+def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = frozenset(),
+                   head: frozenset[str] = frozenset(), tail: frozenset[str] = frozenset()) -> MemoryPlan:
+    """Copy back the box around what the device writes; copy in what it reads before
+    any write, and the rest of that box when the writes leave holes in it.
+
+    `host`: the statements that run on the host (schedule/host.py), of which `head`
+    run before the copies to the device and `tail` after the copies back. The device
+    part also reads what the head wrote, and the tail reads what the device part
+    wrote; an array only host statements touch stays on the host."""
+    device = frozenset(s.name for s in scop.statements) - host
+    reads = _of_statements(scop, device, reads=True)
+    writes = _of_statements(scop, device, reads=False)
+    head_writes = _of_statements(scop, head, reads=False)
+    tail_reads = _of_statements(scop, tail, reads=True)
+    live_in = live_in.intersect_domain(_domain_of(scop, device))
     devices = []
     for array in scop.arrays:
-        if array.local:       # device-only: the host program has no such variable
+        if not (_touches(reads, array.name) or _touches(writes, array.name)):
+            continue    # on the host only
+        if array.local and not (_touches(head_writes, array.name) or _touches(tail_reads, array.name)):
+            # device-only: the host program has no such variable, and no host part uses it
             devices.append(DeviceArray(array, copy_in=False, copy_out=False, read=_touches(reads, array.name),
                                        written=_touches(writes, array.name)))
             continue
         extent = extent_set(array, scop.context)
         written_set = _elements(writes, array.name)
         written = written_set is not None and not written_set.is_empty()
-        needed = _elements(live_in, array.name)
+        needed = _elements(live_in, array.name) if not array.local else None
+        from_head = _elements(head_writes, array.name)
+        read_set = _elements(reads, array.name)
+        if from_head is not None and read_set is not None:
+            from_head = from_head.intersect(read_set)
+            needed = from_head if needed is None else needed.union(from_head)
+        copy_out = written and (array.live_after or _touches(tail_reads, array.name))
         out_box: tuple = ()
         if written:
             box = _box_around(written_set, extent, array)
             out_box = box.bounds
-            holes = _holes(box.elements, written_set)
+            holes = _holes(box.elements, written_set) if copy_out or not array.local else None
             if holes is not None:
                 needed = holes if needed is None else needed.union(holes)
         copy_in = needed is not None and not needed.is_empty()
         in_box = _box_around(needed, extent, array).bounds if copy_in else ()
-        devices.append(DeviceArray(array, copy_in=copy_in, copy_out=written and array.live_after,
+        devices.append(DeviceArray(array, copy_in=copy_in, copy_out=copy_out,
                                    read=_touches(reads, array.name), written=written,
                                    in_box=in_box, out_box=out_box))
     return MemoryPlan(tuple(devices))
+
+
+def _of_statements(scop: Scop, statements: frozenset[str], *, reads: bool) -> isl.UnionMap:
+    """The reads (or writes) of the statements named `statements`: instance -> element."""
+    result = isl.UnionMap.empty(scop.context.get_space())
+    for stmt in scop.statements:
+        if stmt.name in statements:
+            for acc in stmt.accesses:
+                if acc.is_read if reads else acc.is_write:
+                    result = result.union(isl.UnionMap.from_map(acc.index))
+    return result
+
+
+def _domain_of(scop: Scop, statements: frozenset[str]) -> isl.UnionSet:
+    result = isl.UnionSet.empty(scop.context.get_space())
+    for stmt in scop.statements:
+        if stmt.name in statements:
+            result = result.union(isl.UnionSet.from_set(stmt.domain))
+    return result
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from ..isl_context import sets_of
 from ..isl_workarounds import params_as_dims
 from ..schedule import Kernel
 from .groups import ArrayGroup, KernelMemory
@@ -53,13 +54,15 @@ def transfer_statement(array: str, *, to_device: bool) -> str:
 
 
 def with_copies(schedule: isl.Schedule, kernels: tuple[Kernel, ...], memories: dict[str, KernelMemory],
-                arrays: tuple[DeviceArray, ...], iterator_prefix: str, *,
-                unroll_copy_shared: bool = False, unroll_gpu_tile: bool = False) -> isl.Schedule:
-    """`schedule` with every kernel's copies and syncs and the host transfers."""
+                arrays: tuple[DeviceArray, ...], iterator_prefix: str, host_ends: frozenset[str] = frozenset(),
+                *, unroll_copy_shared: bool = False, unroll_gpu_tile: bool = False) -> isl.Schedule:
+    """`schedule` with every kernel's copies and syncs and the host transfers (around
+    the device part: the statements `host_ends`, the SCoP's serial head and tail, run
+    on the host before and after them)."""
     for kernel in kernels:
         schedule = _kernel_copies(schedule, kernel, memories[kernel.name], iterator_prefix,
                                   unroll_copy_shared=unroll_copy_shared, unroll_gpu_tile=unroll_gpu_tile)
-    return _host_transfers(schedule, arrays)
+    return _host_transfers(schedule, arrays, host_ends)
 
 
 def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory, prefix: str, *,
@@ -104,7 +107,12 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
     return schedule
 
 
-def _host_transfers(schedule: isl.Schedule, arrays: tuple[DeviceArray, ...]) -> isl.Schedule:
+def _host_transfers(schedule: isl.Schedule, arrays: tuple[DeviceArray, ...],
+                    host_ends: frozenset[str] = frozenset()) -> isl.Schedule:
+    """The copies to the device before the device part, the copies back after it. With
+    no host ends that is the whole SCoP; else the children of the outermost sequence
+    from the first to the last that holds a statement of the device part (grafted
+    below their filters: isl grafts nothing between a sequence and its filters)."""
     ctx = schedule.get_ctx()
 
     def piece(name: str) -> _Piece:
@@ -113,12 +121,53 @@ def _host_transfers(schedule: isl.Schedule, arrays: tuple[DeviceArray, ...]) -> 
 
     before = [piece(transfer_statement(d.array.name, to_device=True)) for d in arrays if d.copy_in]
     after = [piece(transfer_statement(d.array.name, to_device=False)) for d in arrays if d.copy_out]
+    if not before and not after:
+        return schedule
     top = schedule.get_root().child(0)
-    if before:
-        top = top.graft_before(_graft(before))
+    first = last = top
+    if host_ends:
+        first, last = _device_end(top, host_ends, last=False), _device_end(top, host_ends, last=True)
+    path_first, path_last = _position(first), _position(last)
+    node = last
     if after:
-        top = top.graft_after(_graft(after))
-    return top.get_schedule()
+        node = node.graft_after(_graft(after))
+    if path_first != path_last:
+        # the graft below the last child's filter leaves the path to the first one as it was
+        node = node.get_schedule().get_root()
+        for k in path_first:
+            node = node.child(k)
+    if before:
+        node = node.graft_before(_graft(before))
+    return node.get_schedule()
+
+
+def _device_end(node: isl.ScheduleNode, host_ends: frozenset[str], *, last: bool) -> isl.ScheduleNode:
+    """Where the device part starts (or ends) below `node`: the child below the filter of
+    its first (last) child with a statement of the device part, in the sequence that
+    leaves the serial head and tail out (the mapper may have nested the outermost
+    sequence's children in sequences of their own)."""
+    while node.get_type() == NT.sequence:
+        children = [k for k in range(node.n_children()) if not _statements(node.child(k)) <= host_ends]
+        if not children:
+            return node
+        child = node.child(children[-1] if last else children[0]).child(0)
+        if child.get_type() != NT.sequence or not _statements(node.child(children[-1] if last else children[0])) \
+                & host_ends:
+            return child
+        node = child
+    return node
+
+
+def _statements(filter_node: isl.ScheduleNode) -> set[str]:
+    return {s.get_tuple_name() for s in sets_of(filter_node.get_domain().intersect(filter_node.filter_get_filter()))}
+
+
+def _position(node: isl.ScheduleNode) -> list[int]:
+    path = []
+    while node.has_parent():
+        path.append(node.get_child_position())
+        node = node.parent()
+    return path[::-1]
 
 
 def _copy(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, *, read: bool,

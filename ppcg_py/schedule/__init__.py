@@ -16,7 +16,7 @@ from .dependences import Dependences, compute_dependences, untagged
 from .bounded import compute_with_timeout
 from .kernels import Kernel, KernelMapper
 from .parallel import mark_coincident, respects
-from .host import host_statements, written_scalars
+from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .private import changed_values, privatize
 from .sizes import parse_sizes
 
@@ -34,11 +34,17 @@ class ScheduledScop:
     kernels: tuple[Kernel, ...]
     names: Names
     host_statements: frozenset[str] = frozenset()   # run on the host, outside kernels (host.py)
+    ends: HostEnds = HostEnds()     # of those, the serial head and tail (host code around the transfers)
 
     @property
     def host_scalars(self) -> frozenset[str]:
         """Scalars only host statements write: kernels get their values as arguments."""
-        return written_scalars(self.scop, self.host_statements)
+        return host_scalars(self.scop, self.host_statements)
+
+    @property
+    def device_statements(self) -> frozenset[str]:
+        """The statements that kernels run."""
+        return frozenset(s.name for s in self.scop.statements) - self.host_statements
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
@@ -96,7 +102,8 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
         schedule = absorb_loop_free(schedule, _every_dependence(deps), host_statements(scop))
-        host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel)
+        schedule, ends = host_ends(schedule)
+        host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements)
         found = [privatize(scop, deps, k, reorderable - fixed) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
         if not unsafe and deps.reordering:
@@ -105,7 +112,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
             break
         fixed |= unsafe
     kernels = [replace(k, private=p.private) for k, p in zip(kernels, found)]
-    return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host)
+    return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends)
 
 
 def _every_dependence(deps: Dependences) -> isl.UnionMap:
@@ -116,14 +123,15 @@ def _every_dependence(deps: Dependences) -> isl.UnionMap:
 
 
 def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.UnionMap | None, names: Names,
-            first_kernel: int) -> tuple[frozenset[str], isl.Schedule, list[Kernel]]:
+            first_kernel: int, ends: frozenset[str] = frozenset()) -> tuple[frozenset[str], isl.Schedule, list[Kernel]]:
     """The statements left on the host, the tree with kernels marked, and the kernels.
+    `ends`: the SCoP's serial head and tail (host.py), which stay on the host.
 
     A host statement that the schedule puts inside a kernel runs there; its
     scalars are then no host scalars, and the mapping is made again."""
     excluded: frozenset[str] = frozenset()
     while True:
-        host = host_statements(scop, excluded)
+        host = host_statements(scop, excluded, ends)
         mapper = KernelMapper(options, sizes, names, first_kernel, host)
         final = mapper.run(schedule)
         launched = frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
@@ -133,4 +141,6 @@ def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.Uni
             raise RuntimeError(f"statements {sorted(stranded)} are in no kernel")
         if not host & launched:
             return host, final, mapper.kernels
+        if ends & launched:     # never: the mapper leaves the head and tail alone
+            raise RuntimeError(f"statements {sorted(ends & launched)} of the host ends are in a kernel")
         excluded |= written_scalars(scop, host & launched)

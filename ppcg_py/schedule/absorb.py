@@ -15,7 +15,8 @@ other children of the sequence or set.
 
 PPCG leaves such statements to the host when they are the last children of
 the SCoP's outer set (`isolate_permutable_subtrees` in its gpu.c), after the
-arrays are copied back; ppcg-py keeps every array statement on the device.
+arrays are copied back; so does ppcg-py (schedule/host.py) with those that no
+launch could take.
 """
 from __future__ import annotations
 

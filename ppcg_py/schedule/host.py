@@ -1,4 +1,5 @@
-"""Statements that run on the host: scalar arithmetic no kernel needs to do.
+"""Statements that run on the host: scalar arithmetic no kernel needs to do, and
+the serial beginning and end of a SCoP.
 
 PolyBench's adi and deriche start by computing a dozen scalars from the
 parameters (`DX = 1.0 / n; mul1 = B1 * DT / (DX * DX); a = -mul1 / 2;`). As
@@ -12,22 +13,95 @@ the host's arrays are stale while the SCoP runs), and each of those scalars is a
 the host's. The kernel mapper leaves a subtree of host statements outside every
 kernel; if the schedule puts one inside a kernel after all, its scalars are
 taken out of the set and the mapping is made again.
+
+**Host ends** (PPCG's `isolate_permutable_subtrees` in gpu.c): the children of
+the SCoP's outermost sequence that have no parallelism and come before every
+child with parallelism (the *head*) run on the host before the arrays are
+copied to the device; those after every such child (the *tail*) run on the
+host after the arrays are copied back (ludcmp's forward and back
+substitutions). The serial children of an outermost set run after the others,
+as the tail. One CPU thread is faster than one GPU thread, and a launch is
+saved. A SCoP with no parallelism at all runs on the host entirely. Head and
+tail statements touch the host's own arrays and scalars: the memory stage
+copies in what the device part reads that the head wrote, and copies back
+what the device part wrote that the tail reads.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import islpy as isl
+
 from ..extract.model import Scop, Statement
+from ..isl_context import sets_of
+from .kernels import _has_parallelism
+
+NT = isl.schedule_node_type
 
 
-def host_statements(scop: Scop, excluded: frozenset[str] = frozenset()) -> frozenset[str]:
+@dataclass(frozen=True)
+class HostEnds:
+    """The statements of the serial head and tail of a SCoP (host code before the
+    copies to the device and after the copies back)."""
+
+    head: frozenset[str] = frozenset()
+    tail: frozenset[str] = frozenset()
+
+    @property
+    def statements(self) -> frozenset[str]:
+        return self.head | self.tail
+
+
+def host_ends(schedule: isl.Schedule) -> tuple[isl.Schedule, HostEnds]:
+    """The serial head and tail of the SCoP's outermost sequence or set, and the
+    schedule with an outermost set's serial children ordered after the others."""
+    root = schedule.get_root()
+    if root.n_children() == 0:
+        return schedule, HostEnds()
+    top = root.child(0)
+    kind = top.get_type()
+    if kind not in (NT.sequence, NT.set):
+        if top.get_type() == NT.leaf or not _has_parallelism(top):
+            return schedule, HostEnds(head=_statements(top.get_domain()))     # nothing parallel: all host
+        return schedule, HostEnds()
+    parallel = [_has_parallelism(top.child(k)) for k in range(top.n_children())]
+    filters = [_instances(top.child(k)) for k in range(top.n_children())]
+    if not any(parallel):
+        return schedule, HostEnds(head=_statements(top.get_domain()))
+    if kind == NT.set:
+        serial = [f for f, p in zip(filters, parallel) if not p]
+        if not serial:
+            return schedule, HostEnds()
+        tail = _union(serial)
+        try:
+            schedule = top.order_after(tail).get_schedule()
+        except isl.Error:
+            return schedule, HostEnds()
+        return schedule, HostEnds(tail=_statements(tail))
+    first = parallel.index(True)
+    last = len(parallel) - 1 - parallel[::-1].index(True)
+    head = _statements(_union(filters[:first])) if first > 0 else frozenset()
+    tail = _statements(_union(filters[last + 1:])) if last + 1 < len(filters) else frozenset()
+    return schedule, HostEnds(head, tail)
+
+
+def host_statements(scop: Scop, excluded: frozenset[str] = frozenset(),
+                    ends: frozenset[str] = frozenset()) -> frozenset[str]:
     """The statements that may run on the host, when the scalars in `excluded` may not
-    be host scalars."""
+    be host scalars; the statements `ends` (the head and tail) run there anyway."""
     scalars = {a.name for a in scop.arrays if a.is_scalar and not a.local} - excluded
     while True:
-        host = frozenset(s.name for s in scop.statements if _touches_only(s, scalars))
+        host = ends | frozenset(s.name for s in scop.statements if _touches_only(s, scalars))
         keep = (scalars & written_scalars(scop, host)) - written_scalars(scop, _names(scop) - host)
         if keep == scalars:
             return host
         scalars = keep
+
+
+def host_scalars(scop: Scop, host: frozenset[str]) -> frozenset[str]:
+    """The scalars that only the statements `host` write (kernels get them by value)."""
+    scalars = frozenset(a.name for a in scop.arrays if a.is_scalar)
+    return (written_scalars(scop, host) - written_scalars(scop, _names(scop) - host)) & scalars
 
 
 def written_scalars(scop: Scop, statements: frozenset[str]) -> frozenset[str]:
@@ -40,3 +114,18 @@ def _names(scop: Scop) -> frozenset[str]:
 
 def _touches_only(statement: Statement, scalars: set[str]) -> bool:
     return bool(statement.accesses) and all(a.array in scalars for a in statement.accesses)
+
+
+def _instances(child: isl.ScheduleNode) -> isl.UnionSet:
+    return child.get_domain().intersect(child.filter_get_filter())
+
+
+def _statements(instances: isl.UnionSet) -> frozenset[str]:
+    return frozenset(s.get_tuple_name() for s in sets_of(instances))
+
+
+def _union(sets: list[isl.UnionSet]) -> isl.UnionSet:
+    result = sets[0]
+    for other in sets[1:]:
+        result = result.union(other)
+    return result

@@ -5,7 +5,8 @@ is tiled, up to two tile loops are mapped to blocks and up to three point loops
 to threads (filters `T mod grid = b`, `P mod block = t`, so loops wrap when the
 grid or block is smaller than the iteration space). Sequential loops above a
 kernel stay on the host. A subtree without any parallelism becomes a kernel run
-by a single thread. Each kernel's root is marked `kernelN`.
+by a single thread, unless it is the serial head or tail of the SCoP (host.py),
+which the host runs. Each kernel's root is marked `kernelN`.
 """
 from __future__ import annotations
 
@@ -92,7 +93,12 @@ class KernelMapper:
         return self.visit(node.child(0)).parent()
 
     def _on_host(self, node: isl.ScheduleNode) -> bool:
-        return {s.get_tuple_name() for s in sets_of(node.get_domain())} <= self.host
+        """Whether what the node runs is host statements only (a filter's own domain is what
+        reaches it, before the filter)."""
+        domain = node.get_domain()
+        if node.get_type() == NT.filter:
+            domain = domain.intersect(node.filter_get_filter())
+        return {s.get_tuple_name() for s in sets_of(domain)} <= self.host
 
     def _serial_runs_grouped(self, sequence: isl.ScheduleNode) -> isl.ScheduleNode:
         """The sequence with each run of consecutive children that have no parallelism
