@@ -2,6 +2,7 @@
 located error naming the step, never a hang (ppcg_py/watchdog.py)."""
 from __future__ import annotations
 
+import faulthandler
 import os
 import re
 import signal
@@ -128,6 +129,7 @@ def test_a_crash_falls_back_to_the_simple_configuration(monkeypatch, tmp_path, c
     def crash_when_promoting(path, options, progress=None, on_host=driver.OnHost()):
         if options.use_shared_memory:
             progress(Step("memory (matmul)", 26))
+            faulthandler.disable()     # pytest's handler would print the child's stack
             os.kill(os.getpid(), signal.SIGSEGV)
         return real(path, options, progress, on_host)
 
@@ -142,6 +144,7 @@ def test_a_crash_falls_back_to_the_simple_configuration(monkeypatch, tmp_path, c
 def test_a_crash_in_every_try_is_an_internal_error(monkeypatch, tmp_path, capsys):
     def crash(path, options, progress=None, on_host=driver.OnHost()):
         progress(Step("memory (matmul)", 26))
+        faulthandler.disable()
         os.kill(os.getpid(), signal.SIGSEGV)
 
     monkeypatch.setattr(driver, "compile_source", crash)
