@@ -72,6 +72,32 @@ def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
     return result
 
 
+def tree_position(node: isl.ScheduleNode) -> list[int]:
+    """The child indices from the root of `node`'s tree down to `node`."""
+    path = []
+    while node.has_parent():
+        path.append(node.get_child_position())
+        node = node.parent()
+    return path[::-1]
+
+
+def node_at(schedule: isl.Schedule, path: list[int]) -> isl.ScheduleNode:
+    """The node of `schedule` at `path` (from `tree_position`): a position survives
+    changes below or beside it that leave the nodes above it as they were."""
+    node = schedule.get_root()
+    for k in path:
+        node = node.child(k)
+    return node
+
+
+def union_set_list(sets: list[isl.UnionSet]) -> isl.UnionSetList:
+    """An isl list of union sets (islpy builds isl lists element by element)."""
+    result = isl.UnionSetList.alloc(sets[0].get_ctx(), len(sets))
+    for s in sets:
+        result = result.add(s)
+    return result
+
+
 def schedule_values(schedule: isl.UnionMap, dims: int) -> isl.Set:
     """The values a schedule (into one unnamed space of `dims` dimensions) gives its
     instances, as one set: empty when it has none (isl cannot make a set of an empty

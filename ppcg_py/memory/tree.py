@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import sets_of
+from ..isl_context import node_at, sets_of, tree_position, union_set_list
 from ..isl_workarounds import params_as_dims
 from ..schedule import Kernel
 from .groups import ArrayGroup, KernelMemory
@@ -127,15 +127,13 @@ def _host_transfers(schedule: isl.Schedule, arrays: tuple[DeviceArray, ...],
     first = last = top
     if host_ends:
         first, last = _device_end(top, host_ends, last=False), _device_end(top, host_ends, last=True)
-    path_first, path_last = _position(first), _position(last)
+    path_first, path_last = tree_position(first), tree_position(last)
     node = last
     if after:
         node = node.graft_after(_graft(after))
     if path_first != path_last:
         # the graft below the last child's filter leaves the path to the first one as it was
-        node = node.get_schedule().get_root()
-        for k in path_first:
-            node = node.child(k)
+        node = node_at(node.get_schedule(), path_first)
     if before:
         node = node.graft_before(_graft(before))
     return node.get_schedule()
@@ -160,14 +158,6 @@ def _device_end(node: isl.ScheduleNode, host_ends: frozenset[str], *, last: bool
 
 def _statements(filter_node: isl.ScheduleNode) -> set[str]:
     return {s.get_tuple_name() for s in sets_of(filter_node.get_domain().intersect(filter_node.filter_get_filter()))}
-
-
-def _position(node: isl.ScheduleNode) -> list[int]:
-    path = []
-    while node.has_parent():
-        path.append(node.get_child_position())
-        node = node.parent()
-    return path[::-1]
 
 
 def _copy(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, *, read: bool,
@@ -203,10 +193,7 @@ def _graft(pieces: list[_Piece]) -> isl.ScheduleNode:
         extension = extension.union(p.extension)
     node = isl.ScheduleNode.from_extension(extension).child(0)
     if len(pieces) > 1:
-        filters = isl.UnionSetList.alloc(node.get_ctx(), len(pieces))
-        for p in pieces:
-            filters = filters.add(p.domain)
-        node = node.insert_sequence(filters)
+        node = node.insert_sequence(union_set_list([p.domain for p in pieces]))
         for k, p in enumerate(pieces):
             node = _copy_band(node.child(k).child(0), p).parent().parent()
     else:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from ..isl_context import sets_of
+from ..isl_context import node_at, sets_of, tree_position, union_set_list
 from .kernels import _has_parallelism, _leading_coincident
 
 NT = isl.schedule_node_type
@@ -118,7 +118,7 @@ def _instances(child: isl.ScheduleNode) -> isl.UnionSet:
 
 def _merged(node: isl.ScheduleNode, k: int, j: int) -> isl.ScheduleNode:
     """The sequence or set with child k (loop-free) joined to child j's band."""
-    path = _position(node)
+    path = tree_position(node)
     children = [node.child(i) for i in range(node.n_children())]
     loop_free, target = children[k], children[j]
     band = target.child(0)
@@ -128,7 +128,7 @@ def _merged(node: isl.ScheduleNode, k: int, j: int) -> isl.ScheduleNode:
     filters[position] = joined
     kind = node.get_type()
     new = node.cut()
-    new = new.insert_sequence(_list(filters)) if kind == NT.sequence else new.insert_set(_list(filters))
+    new = new.insert_sequence(union_set_list(filters)) if kind == NT.sequence else new.insert_set(union_set_list(filters))
     rest = [c for i, c in enumerate(children) if i != k]
     for i, source in enumerate(rest):
         leaf = new.child(i).child(0)
@@ -137,10 +137,7 @@ def _merged(node: isl.ScheduleNode, k: int, j: int) -> isl.ScheduleNode:
         else:
             leaf = _copy(leaf, source.child(0))
         new = leaf.parent().parent()
-    root = new.get_schedule().get_root()
-    for step in path:
-        root = root.child(step)
-    return root
+    return node_at(new.get_schedule(), path)
 
 
 def _joined_band(leaf: isl.ScheduleNode, band: isl.ScheduleNode, extra: isl.UnionSet,
@@ -155,7 +152,7 @@ def _joined_band(leaf: isl.ScheduleNode, band: isl.ScheduleNode, extra: isl.Unio
     node = leaf.insert_partial_schedule(partial)
     node = _band_properties(node, band)
     inner = [band.get_domain(), extra]
-    node = node.child(0).insert_sequence(_list(inner[::-1] if before else inner))
+    node = node.child(0).insert_sequence(union_set_list(inner[::-1] if before else inner))
     own = 1 if before else 0
     node = _copy(node.child(own).child(0), band.child(0)).parent().parent()
     return node.parent()
@@ -191,23 +188,9 @@ def _copy(leaf: isl.ScheduleNode, source: isl.ScheduleNode) -> isl.ScheduleNode:
         return _copy(node.child(0), source.child(0)).parent()
     if kind in (NT.sequence, NT.set):
         filters = [source.child(i).filter_get_filter() for i in range(source.n_children())]
-        node = leaf.insert_sequence(_list(filters)) if kind == NT.sequence else leaf.insert_set(_list(filters))
+        node = leaf.insert_sequence(union_set_list(filters)) if kind == NT.sequence else leaf.insert_set(union_set_list(filters))
         for i in range(source.n_children()):
             node = _copy(node.child(i).child(0), source.child(i).child(0)).parent().parent()
         return node
     raise _Unsupported(str(kind))
 
-
-def _list(sets: list[isl.UnionSet]) -> isl.UnionSetList:
-    result = isl.UnionSetList.alloc(sets[0].get_ctx(), len(sets))
-    for s in sets:
-        result = result.add(s)
-    return result
-
-
-def _position(node: isl.ScheduleNode) -> list[int]:
-    path = []
-    while node.has_parent():
-        path.append(node.get_child_position())
-        node = node.parent()
-    return path[::-1]

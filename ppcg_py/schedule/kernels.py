@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import sets_of
+from ..isl_context import node_at, sets_of, tree_position
 from ..names import Names
 from ..options import Options
 from .sizes import KernelSizes, kernel_sizes
@@ -192,16 +192,14 @@ def _grouped(sequence: isl.ScheduleNode, first: int, last: int) -> isl.ScheduleN
     node at the sequence's position, which the splits do not move."""
     n = sequence.n_children()
     filters = [sequence.child(k).filter_get_filter() for k in range(n)]
-    path = _position(sequence)
+    path = tree_position(sequence)
     node = sequence
     try:
         if first > 0:
             node = node.order_before(_union(filters[:first]))     # at the rest's copy of the sequence
         if last < n - 1:
             node = node.order_after(_union(filters[last + 1:]))   # at the run's copy
-        node = node.get_schedule().get_root()
-        for k in path:
-            node = node.child(k)
+        node = node_at(node.get_schedule(), path)
     except isl.Error:
         return sequence
     # isl splices a new sequence into an enclosing one where it can: then the nodes
@@ -218,15 +216,6 @@ def _ancestry(node: isl.ScheduleNode) -> list[tuple]:
         node = node.parent()
         shape.append((node.get_type(), node.n_children()))
     return shape
-
-
-def _position(node: isl.ScheduleNode) -> list[int]:
-    """The child indices from the root down to `node`."""
-    path = []
-    while node.has_parent():
-        path.append(node.get_child_position())
-        node = node.parent()
-    return path[::-1]
 
 
 def _union(sets: list[isl.UnionSet]) -> isl.UnionSet:
