@@ -102,7 +102,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print the rule instead of writing the outputs (the input is still compiled: "
                            "the outputs' names depend on it)")
     deps.add_argument("-MD", dest="deps_with_outputs", action="store_true",
-                      help="also write the rule, to the first output's name with .d (NAME_host.d)")
+                      help="also write the rule, to the first output's name and .d (NAME_host.cu.d)")
     deps.add_argument("-MF", dest="dep_file", metavar="FILE", help="write the rule to FILE")
     deps.add_argument("-MT", dest="dep_targets", action="append", default=[], metavar="TARGET",
                       help="the rule's target instead of the outputs (repeatable)")

@@ -20,7 +20,7 @@ __all__ = ["DependencyRequest", "output_paths", "rule_and_path"]
 class DependencyRequest:
     """What the command line asked for: `only` (-M: the rule instead of the outputs),
     `with_outputs` (-MD), `file` (-MF; default: stdout for -M, the first output's name
-    with `.d` for -MD) and `targets` (-MT; default: the output files)."""
+    and `.d` for -MD: NAME_host.cu.d) and `targets` (-MT; default: the output files)."""
 
     only: bool = False
     with_outputs: bool = False
@@ -48,4 +48,4 @@ def rule_and_path(request: DependencyRequest, input_path: str, options: Options,
         return rule, request.file
     if request.only:
         return rule, None
-    return rule, os.path.splitext(outputs[0])[0] + ".d"
+    return rule, outputs[0] + ".d"   # NAME_host.cu.d: NAME_host.d is gcc -MD's for NAME_host.o
