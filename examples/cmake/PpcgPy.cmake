@@ -3,7 +3,7 @@
 # Compiles each C file with ppcg-py at build time and adds the generated sources to
 # <target>: NAME_host.cu and NAME_kernel.cu for TARGET_KIND cuda (the default; the
 # project must enable the CUDA language), NAME.ppcg.c for TARGET_KIND c (ppcg-py
-# --target=c; link OpenMP yourself). The outputs go to <binary dir>/<target>.ppcg/.
+# --target=c; pass OPTIONS --openmp and link OpenMP yourself). The outputs go to <binary dir>/<target>.ppcg/.
 # ppcg-py gets the target's include directories and compile definitions as -I and -D,
 # and writes a Make dependency file (-MD -MF) that CMake reads (DEPFILE, CMake >= 3.20
 # with the Makefile and Ninja generators): editing a header the C file includes reruns
