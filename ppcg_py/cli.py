@@ -6,6 +6,7 @@ import os
 import sys
 import traceback
 
+from .depfile import DependencyRequest, output_paths, rule_and_path
 from .diagnostics import CompileError
 from .options import Options
 
@@ -96,7 +97,22 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print what a stage made, as text (extract, schedule, memory, ast, print); repeatable")
     p.add_argument("-v", "--verbose", "--report", dest="verbose", action="store_true",
                    help="report stage times and what was mapped where")
+    deps = p.add_argument_group("Make dependencies (as gcc's; the targets are the outputs, -MP is implied)")
+    deps.add_argument("-M", dest="deps_only", action="store_true",
+                      help="print the rule instead of writing the outputs (the input is still compiled: "
+                           "the outputs' names depend on it)")
+    deps.add_argument("-MD", dest="deps_with_outputs", action="store_true",
+                      help="also write the rule, to the first output's name and .d (NAME_host.cu.d)")
+    deps.add_argument("-MF", dest="dep_file", metavar="FILE", help="write the rule to FILE")
+    deps.add_argument("-MT", dest="dep_targets", action="append", default=[], metavar="TARGET",
+                      help="the rule's target instead of the outputs (repeatable)")
+    deps.add_argument("-MP", action="store_true", help="accepted for gcc's sake: always on")
     return p
+
+
+def dependency_request(args: argparse.Namespace) -> DependencyRequest:
+    return DependencyRequest(only=args.deps_only, with_outputs=args.deps_with_outputs,
+                             file=args.dep_file, targets=tuple(args.dep_targets))
 
 
 def options_from(args: argparse.Namespace) -> Options:
@@ -123,16 +139,38 @@ def options_from(args: argparse.Namespace) -> Options:
         verbose=args.verbose)
 
 
+def _write(files, input_path: str, options: Options, request: DependencyRequest) -> None:
+    """The outputs and the dependency rule (-M: the rule only), all or none."""
+    from .driver import write_outputs
+
+    also: list[tuple[str, str]] = []
+    if request.wanted:
+        outputs = output_paths([name for name, _ in files.items()], options.output_dir)
+        rule, rule_path = rule_and_path(request, input_path, options, outputs)
+        if rule_path is None:
+            sys.stdout.write(rule)
+        else:
+            also.append((rule_path, rule))
+    if not request.only:
+        write_outputs(files, options.output_dir, also, input_path)
+    elif also:
+        write_outputs({}, options.output_dir, also, input_path)
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    request = dependency_request(args)
+    if not request.wanted and (request.file is not None or request.targets):
+        parser.error("-MF and -MT need -M or -MD")
     # only now: the pipeline loads isl, pycparser and every stage, which `--help`
     # and a mistyped option do not need (about 0.1 s)
-    from .driver import compile_bounded, write_outputs
+    from .driver import compile_bounded
 
     try:
         options = options_from(args)
         files = compile_bounded(args.input, options)
-        write_outputs(files, options.output_dir)
+        _write(files, args.input, options, request)
         return 0
     except CompileError as err:
         if err.file is None and err.line is None and not err.message.startswith("--"):

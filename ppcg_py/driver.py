@@ -5,7 +5,8 @@ Adding a stage is one line in STAGES (its run and dump live in stages.py).
 from __future__ import annotations
 
 import os
-import tempfile
+import secrets
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from .codegen import GeneratedFiles
@@ -105,22 +106,49 @@ def _too_long(path: str, exc: StepTooLong, tried: list[str]) -> CompileError:
                         1 if exc.step.line is not None else None)
 
 
-def write_outputs(files: GeneratedFiles, output_dir: str) -> list[str]:
-    """Write all outputs or none: each goes to a temporary file, renamed at the end."""
+def write_outputs(files: GeneratedFiles | Mapping[str, str], output_dir: str, also: Sequence[tuple[str, str]] = (),
+                  input_path: str | None = None) -> list[str]:
+    """Write all outputs or none, and never the input.
+
+    Each output (the generated files in `output_dir`, then `also`: more (path, text)
+    pairs, such as the dependency file) is written to a temporary file beside it;
+    only once every one is complete are they renamed into place. A failure (a full
+    disk, an interrupt) leaves the previous outputs, or none, and no temporary file.
+    """
     if not os.path.isdir(output_dir):
         raise CompileError(f"output directory '{output_dir}' does not exist")
+    outputs = [(os.path.join(output_dir, name), text) for name, text in files.items()] + list(also)
+    for final, _ in outputs:
+        if os.path.isdir(final):
+            raise CompileError(f"cannot write output '{final}': it is a directory")
+        if input_path is not None and os.path.exists(final) and os.path.samefile(final, input_path):
+            raise CompileError(f"cannot write output '{final}': it is the input")
     staged: list[tuple[str, str]] = []
     try:
-        for name, text in files.items():
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=output_dir)
-            staged.append((tmp, os.path.join(output_dir, name)))
-            with os.fdopen(fd, "w") as handle:
+        for final, text in outputs:
+            tmp, fd = _temporary_beside(final)
+            staged.append((tmp, final))
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
                 handle.write(text)
         for tmp, final in staged:
             os.replace(tmp, final)
     except OSError as exc:
+        where = exc.filename if isinstance(exc.filename, str) else output_dir
+        raise CompileError(f"cannot write output in '{os.path.dirname(where) or '.'}': {exc.strerror}") from None
+    finally:
         for tmp, _ in staged:
-            if os.path.exists(tmp):
+            if os.path.lexists(tmp):
                 os.unlink(tmp)
-        raise CompileError(f"cannot write output in '{output_dir}': {exc.strerror}") from None
     return [final for _, final in staged]
+
+
+def _temporary_beside(final: str) -> tuple[str, int]:
+    """A new file next to `final` (same file system, so the rename is atomic), with
+    the mode a plain open() would give (mkstemp's is 0600)."""
+    folder, name = os.path.split(final)
+    while True:
+        tmp = os.path.join(folder, f".{name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            continue

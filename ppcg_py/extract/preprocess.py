@@ -31,15 +31,36 @@ def preprocess(path: str, include_dirs: tuple[str, ...] = (),
         raise CompileError(f"cannot read input: {reason}", path)
     if not os.access(path, os.R_OK):
         raise CompileError("cannot read input: permission denied", path)
-    cpp = shutil.which("gcc") or shutil.which("cpp")
-    if cpp is None:
-        raise CompileError("no C preprocessor (gcc or cpp) on the PATH", path)
-    cmd = [cpp, "-E", "-std=gnu99", *GNU_NEUTRALISERS]
-    cmd += [f"-I{d}" for d in include_dirs] + [f"-D{d}" for d in defines] + [path]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(_cpp_command(path, include_dirs, defines, ["-E"]), capture_output=True, text=True)
     if proc.returncode != 0:
         raise _preprocessor_error(proc.stderr, path)
     return strip_system_headers(proc.stdout)
+
+
+def dependency_rule(path: str, targets: tuple[str, ...], include_dirs: tuple[str, ...] = (),
+                    defines: tuple[str, ...] = (), *, quote: bool = True) -> str:
+    """A Make rule `targets: path header...` for the files `preprocess` reads.
+
+    The preprocessor itself lists them (gcc -M with the same flags as `preprocess`,
+    system headers included), with an empty rule for each header (-MP), so that
+    Make does not stop when a header is deleted. `quote`: escape the targets for
+    Make (-MQ) rather than take them as written (-MT).
+    """
+    flag = "-MQ" if quote else "-MT"
+    extra = ["-M", "-MP", *(arg for target in targets for arg in (flag, target))]
+    proc = subprocess.run(_cpp_command(path, include_dirs, defines, extra), capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise _preprocessor_error(proc.stderr, path)
+    return proc.stdout
+
+
+def _cpp_command(path: str, include_dirs: tuple[str, ...], defines: tuple[str, ...],
+                 mode: list[str]) -> list[str]:
+    cpp = shutil.which("gcc") or shutil.which("cpp")
+    if cpp is None:
+        raise CompileError("no C preprocessor (gcc or cpp) on the PATH", path)
+    return [cpp, *mode, "-std=gnu99", *GNU_NEUTRALISERS,
+            *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines), path]
 
 
 _LINEMARKER = re.compile(r'^# \d+ "([^"]*)"((?: \d)*)\s*$')
