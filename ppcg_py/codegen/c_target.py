@@ -137,8 +137,10 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool)
     guard = c_expr(isl.AstBuild.from_context(scop.context).expr_from_set(nonempty))
     how = ", ".join(["scheduled"] + (["tiled"] if tiled else [])
                     + ([f"{len(loops)} OpenMP loop(s)"] if loops else []))
-    return [f"{indent}/* SCoP of {scop.function}, lines {scop.start_line}-{scop.end_line}: {how} by ppcg-py */",
-            f"{indent}{{", *local, f"{indent}  if ({guard}) {{", *code, f"{indent}  }}", f"{indent}}}"]
+    head = f"{indent}/* SCoP of {scop.function}, lines {scop.start_line}-{scop.end_line}: {how} by ppcg-py */"
+    if guard == "1":
+        return [head, f"{indent}{{", *local, *(line[2:] if line else line for line in code), f"{indent}}}"]
+    return [head, f"{indent}{{", *local, f"{indent}  if ({guard}) {{", *code, f"{indent}  }}", f"{indent}}}"]
 
 
 def _with_pragma(statements: list[c_ast.Node], pragma: c_ast.Pragma) -> list[c_ast.Node]:
