@@ -112,6 +112,7 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool)
     scop = scheduled.scop
     bodies = {s.name: s.body for s in scop.statements}
     loops = {loop.name: loop for loop in scheduled.parallel}
+    iterators = scheduled.names.iterators(64)
 
     def user(key: str, _loops: dict) -> list[c_ast.Node]:
         call = ast.calls[key]
@@ -127,7 +128,7 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool)
         if loop is None:
             return body
         clause = f" private({', '.join(sorted(loop.private))})" if loop.private else ""
-        return _with_pragma(body, c_ast.Pragma(f"omp parallel for{clause}"))
+        return _with_pragma(body, c_ast.Pragma(f"omp parallel for{clause}"), iterators[loop.depth])
 
     printer = AstPrinter(user, on_mark)
     code = c_lines(printer.statements(ast.root), indent + "    ")
@@ -143,18 +144,22 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool)
     return [head, f"{indent}{{", *local, f"{indent}  if ({guard}) {{", *code, f"{indent}  }}", f"{indent}}}"]
 
 
-def _with_pragma(statements: list[c_ast.Node], pragma: c_ast.Pragma) -> list[c_ast.Node]:
-    """The pragma before each loop that the marked band generated: the first loops found
-    through ifs (a guard isl put around them). A degenerate loop (one iteration,
-    printed as a block) gets none, nor do the loops inside it."""
+def _with_pragma(statements: list[c_ast.Node], pragma: c_ast.Pragma, iterator: str) -> list[c_ast.Node]:
+    """The pragma before each loop over `iterator` (the marked band member's dimension:
+    isl names each loop by its schedule dimension) found through ifs and blocks. isl
+    may split the member's range into several loops, and where it has one value
+    there is no loop over it at all: the loops found there belong to inner members,
+    which need not be parallel, and get no pragma; nor does a degenerate loop (printed
+    as a block) or anything inside a loop."""
     result: list[c_ast.Node] = []
     for statement in statements:
         if isinstance(statement, c_ast.For):
-            result += [pragma, statement]
-            continue
-        if isinstance(statement, c_ast.If):
-            statement.iftrue = c_ast.Compound(_with_pragma(statement.iftrue.block_items or [], pragma))
+            if statement.init.decls[0].name == iterator:
+                result.append(pragma)
+        elif isinstance(statement, c_ast.If):
+            statement.iftrue = c_ast.Compound(_with_pragma(statement.iftrue.block_items or [], pragma, iterator))
             if statement.iffalse is not None:
-                statement.iffalse = c_ast.Compound(_with_pragma(statement.iffalse.block_items or [], pragma))
+                statement.iffalse = c_ast.Compound(_with_pragma(statement.iffalse.block_items or [], pragma,
+                                                                iterator))
         result.append(statement)
     return result

@@ -18,7 +18,7 @@ ranges the loop spreads over iterations is fixed and the SCoP scheduled again.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
@@ -40,6 +40,7 @@ class ParallelLoop:
     """A loop of the C output that runs in parallel (an OpenMP `parallel for`)."""
 
     index: int
+    depth: int                      # its schedule dimension (isl names its loops by it)
     domain: isl.UnionSet            # the instances under the loop
     host_schedule: isl.UnionMap     # instances -> the values of the loops around it
     point_schedule: isl.UnionMap    # instances -> the loop's own value
@@ -78,8 +79,7 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
         if not unsafe:
             break
         fixed |= unsafe
-    loops = tuple(ParallelLoop(loop.index, loop.domain, loop.host_schedule, loop.point_schedule, p.private)
-                  for loop, p in zip(walk.loops, found))
+    loops = tuple(replace(loop, private=p.private) for loop, p in zip(walk.loops, found))
     return ScheduledScop(scop, deps, schedule, final, (), names, parallel=loops)
 
 
@@ -125,6 +125,6 @@ def _marked(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     """A one-member band under a new `omp_parallelN` mark; returns the band."""
     domain = band.get_domain()
     own = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule()).intersect_domain(domain)
-    loop = ParallelLoop(len(walk.loops), domain, band.get_prefix_schedule_union_map(), own)
+    loop = ParallelLoop(len(walk.loops), band.get_schedule_depth(), domain, band.get_prefix_schedule_union_map(), own)
     walk.loops.append(loop)
     return band.insert_mark(isl.Id(loop.name, context=band.get_ctx())).child(0)
