@@ -194,3 +194,40 @@ def test_harness_rejects_a_wrong_output(tmp_path):
     source = _program(tmp_path, "private_scalar")
     report = verify(VerifyConfig(source=source, target="c"), tmp_path / "work", compiler=wrong_compiler)
     assert not report.ok and any(report.mismatches.values()), report.summary()
+
+
+def _carried(scheduled, loop):
+    """The dependences a parallel loop carries, but those of its private scalars."""
+    deps = scheduled.dependences
+    keep = [a.name for a in scheduled.scop.arrays if a.name not in loop.private]
+    relevant = (deps.of_arrays(deps.tagged_flow, keep).union(deps.of_arrays(deps.tagged_false, keep))
+                .union(deps.of_arrays(deps.tagged_order, keep)).union(deps.array_false).union(deps.forced))
+    key = loop.host_schedule.range_product(loop.point_schedule)
+    same_execution = loop.host_schedule.apply_range(loop.host_schedule.reverse())
+    inside = relevant.intersect_domain(loop.domain).intersect_range(loop.domain).intersect(same_execution)
+    return inside.subtract(key.apply_range(key.reverse()))
+
+
+@pytest.mark.parametrize("tile", [False, True], ids=["untiled", "tiled"])
+@pytest.mark.parametrize("kernel", ["symm", "seidel-2d", "heat-3d", "durbin", "gramschmidt", "correlation"])
+def test_parallel_loops_carry_only_private_scalars(kernel, tile):
+    """Every dependence between two iterations of an OpenMP loop is one of a scalar that
+    is private there: the guarantee that runs with 2 and 4 threads can only sample."""
+    from ppcg_py.extract import extract_program
+    from ppcg_py.isl_context import new_context
+    from ppcg_py.options import Options
+    from ppcg_py.schedule.cpu import schedule_for_cpu
+
+    from polybench_cases import POLYBENCH, kernel_source
+
+    source = kernel_source(kernel)
+    program = extract_program(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),
+                                                                        str(source.parent)),
+                              defines=("MINI_DATASET",))
+    loops = 0
+    for scop in program.scops:
+        scheduled = schedule_for_cpu(scop, Options(target="c", openmp=True, tile=tile))
+        for loop in scheduled.parallel:
+            loops += 1
+            assert _carried(scheduled, loop).is_empty(), (loop.name, str(_carried(scheduled, loop)))
+    assert loops > 0
