@@ -258,7 +258,8 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         else "in the CPU emulation (no GPU used: timings are emulation timings, not GPU timings)"
     )
     if args.target == "c":
-        where = f"on the CPU with OpenMP (OMP_NUM_THREADS {', '.join(map(str, args.threads))}; timed with {args.threads[0]})"
+        threads = ", ".join(map(str, args.threads))
+        where = f"on the CPU with OpenMP (OMP_NUM_THREADS {threads}; timed with {args.threads[0]})"
     print(
         f"ppcg-py on {len(benchmarks)} kernel(s) at {args.dataset}, build {build}, "
         f"generated code runs {where}; output in {out}",

@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cuda (NAME_host.cu, NAME_kernel.cu) or c (NAME.ppcg.c) [cuda]")
     p.add_argument("--openmp", action="store_true",
                    help="C target: an OpenMP `parallel for` on the outermost parallel loop of each band")
-    p.add_argument("--tile", action="store_true", help="C target: tile the permutable bands (-S, --tile-sizes, --sizes)")
+    p.add_argument("--tile", action="store_true",
+                   help="C target: tile the permutable bands (-S, --tile-sizes, --sizes)")
     p.add_argument("-S", "--tile-size", type=_positive, default=32, help="default tile size [32]")
     p.add_argument("--tile-sizes", type=_tile_sizes, default=None, help="tile sizes, outermost first: 32,32,16")
     p.add_argument("--sizes", default=None, help='per-kernel sizes: "{ kernel[i] -> tile[32,32]; ... }"')
