@@ -32,10 +32,14 @@ clang:
 	command -v clang++-22 >/dev/null || { apt-get update && apt-get install -y clang-22; }
 
 # All 30 PolyBench kernels at MINI in the CPU emulation of CUDA, forward and reverse
-# thread order, against gcc (no nvcc: the emulation check); ends in "N passed, M failed".
+# thread order, against gcc (no nvcc: the emulation check); then the C target
+# (--target=c --openmp --tile, gcc -fopenmp, 1, 2 and 4 threads). Each run ends in
+# "N passed, M failed" (the C target's last); the status fails if either failed.
 polybench-check: install
 	$(PY) -m polybench --kernels all --dataset MINI --build none --repeat 1 --no-plot \
-	  --jobs $(JOBS) --out out/polybench-check
+	  --jobs $(JOBS) --out out/polybench-check; cuda=$$?; \
+	$(PY) -m polybench --target c --ppcg-arg=--tile --kernels all --dataset MINI --repeat 1 --no-plot \
+	  --jobs $(JOBS) --out out/polybench-check-c && test $$cuda -eq 0
 
 # The experiment: table and speedup plot in out/polybench-DATE (the plot needs matplotlib).
 # Options go in POLYBENCH_ARGS, e.g. make polybench POLYBENCH_ARGS="--dataset SMALL".

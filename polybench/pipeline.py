@@ -11,6 +11,7 @@ that are timed are the runs that are checked.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import signal
@@ -24,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ppcg_py.verify.dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for
+from ppcg_py.verify.c_target import generated_c_file, thread_label
 from ppcg_py.verify.emulate import build_emulated, run_emulated
 from ppcg_py.verify.harness import VerifyConfig, generated_files, run_ppcg
 from ppcg_py.verify.nvcc import DEFAULT_ARCH
@@ -81,9 +83,13 @@ class Settings:
     run_timeout: float = 300
     compile_timeout: float = 900
     arch: str = DEFAULT_ARCH
+    target: str = "cuda"  # "c": NAME.ppcg.c (--target=c --openmp) built with gcc -O3 -fopenmp
+    threads: tuple[int, ...] = (1, 2, 4)  # C target: OMP_NUM_THREADS of each run; the first is timed
 
     @property
     def mode(self) -> str:
+        if self.target == "c":
+            return "openmp"
         return "gpu" if self.on_gpu else "emulation"
 
 
@@ -102,7 +108,7 @@ class KernelResult:
     emu_build_s: float | None = None  # g++ build for the CPU emulation
     ref_time_s: float | None = None  # median of the original's timed runs
     gen_time_s: float | None = None  # median of the generated program's timed runs
-    kernels: int | None = None  # __global__ functions ppcg-py wrote
+    kernels: int | None = None  # __global__ functions ppcg-py wrote (C target: OpenMP loops)
     error: str = ""
     ref_times: list[float] = field(default_factory=list)
     gen_times: list[float] = field(default_factory=list)
@@ -215,6 +221,7 @@ class _Benchmark:
             run_timeout=settings.run_timeout,
             compile_timeout=settings.compile_timeout,
             full_precision=settings.full_precision,
+            target=settings.target,
         )
         self.result = KernelResult(
             bench.name, bench.category, settings.dataset, settings.mode, settings.build
@@ -255,6 +262,12 @@ class _Benchmark:
         if proc.returncode != 0:
             why = first_error_line(proc.stderr, f"exit status {proc.returncode}")
             raise _Stop(COMPILE_ERROR, why)
+        if self.settings.target == "c":
+            source = generated_c_file(self.bench.source, out_dir)
+            if not source.exists():
+                raise _Stop(COMPILE_ERROR, f"ppcg-py exited 0 but wrote no {source.name}")
+            self.result.kernels = len(re.findall(r"#pragma omp parallel for", source.read_text()))
+            return Generated((), (source,))
         host, kernel = generated_files(self.bench.source, out_dir)
         if not host.exists():
             raise _Stop(COMPILE_ERROR, f"ppcg-py exited 0 but wrote no {host.name}")
@@ -281,6 +294,8 @@ class _Benchmark:
     def build_real(self, generated: Generated) -> Path | None:
         """The program for a GPU, with nvcc or clang; None for --build none."""
         toolchain = self.settings.build
+        if self.settings.target == "c":
+            return self._build_c(generated)
         if toolchain == "none":
             return None
         exe = self.workdir / f"generated-{toolchain}"
@@ -298,6 +313,17 @@ class _Benchmark:
             )
 
         self.result.build_s = self._build(toolchain, f"{toolchain}.log", action)
+        return exe
+
+    def _build_c(self, generated: Generated) -> Path:
+        """The C target's file with gcc -O3 -fopenmp (the reference's flags and OpenMP)."""
+        exe = self.workdir / "generated-c"
+        # the generated file is in generated/: the kernel's directory for its "..." includes
+        flags = preprocessor_flags((*self.cfg.include_dirs, self.bench.source.parent), self.cfg.all_defines)
+        command: list[str | Path] = [CC, *REFERENCE_CFLAGS, "-fopenmp", *flags, *generated.c_files]
+        command += [self.bench.polybench_c, "-o", exe, "-lm"]
+        self.result.build_s = self._build("gcc", "gcc.log", lambda: run_tool(
+            command, timeout=self.settings.compile_timeout))
         return exe
 
     def build_emulation(self, generated: Generated) -> Path:
@@ -375,12 +401,21 @@ class _Benchmark:
         different order gives different numbers only where a barrier is missing.
         """
         settings, times = self.settings, self.result.gen_times
-        if settings.on_gpu:
-            orders: tuple[str, ...] = ("gpu",)
+        if settings.target == "c":
+            orders: tuple[str, ...] = tuple(thread_label(n) for n in settings.threads)
+            if not settings.verify:
+                orders = orders[:1]
+        elif settings.on_gpu:
+            orders = ("gpu",)
         else:
             orders = settings.orders if settings.verify else settings.orders[:1]
 
+        threads = {thread_label(n): n for n in settings.threads}
+
         def runner(order: str) -> Callable[[bool], subprocess.CompletedProcess[str]]:
+            if order in threads and settings.target == "c":
+                env = {**os.environ, "OMP_NUM_THREADS": str(threads[order])}
+                return lambda keep: _run([exe], timeout=settings.run_timeout, env=env, keep_stderr=keep)
             if order == "gpu":
                 return lambda keep: _run([exe], timeout=settings.run_timeout, keep_stderr=keep)
             return lambda keep: run_emulated(exe, order, timeout=settings.run_timeout)
@@ -404,7 +439,7 @@ class _Benchmark:
         """(rtol, atol): as asked, else looser on a GPU than in the emulation."""
         if self.settings.tolerance is not None:
             return self.settings.tolerance
-        if self.settings.on_gpu:
+        if self.settings.on_gpu and self.settings.target != "c":
             return GPU_TOLERANCES[self.bench.data_type]
         return tolerance_for(self.bench.data_type)
 
@@ -441,7 +476,10 @@ def run_benchmark(
         real = state.build_real(generated)
         if result.build_s is not None:
             note(f"build {result.build_s:.1f} s")
-        exe = real if settings.on_gpu and real is not None else state.build_emulation(generated)
+        if settings.target == "c":
+            exe = real
+        else:
+            exe = real if settings.on_gpu and real is not None else state.build_emulation(generated)
         if result.emu_build_s is not None:
             note(f"emu build {result.emu_build_s:.1f} s")
         expected = state.run_reference(reference)

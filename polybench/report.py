@@ -180,10 +180,12 @@ def write_markdown(
     baseline_name: str = "baseline",
     plot: str | None = None,
 ) -> None:
-    emulated = machine.gpu is None or any(r.mode == "emulation" for r in results)
+    openmp = any(r.mode == "openmp" for r in results)
+    emulated = not openmp and (machine.gpu is None or any(r.mode == "emulation" for r in results))
     where = machine.gpu or "none"
+    kind = "C target with OpenMP" if openmp else "CPU emulation" if emulated else "GPU"
     lines = [
-        f"# PolyBench/C with ppcg-py: {dataset}, {'CPU emulation' if emulated else 'GPU'}",
+        f"# PolyBench/C with ppcg-py: {dataset}, {kind}",
         "",
         f"- date: {date}",
         f"- command: `{command}`",

@@ -88,6 +88,19 @@ def _parser() -> argparse.ArgumentParser:
         help="toolchain for the real program: nvcc, clang (LLVM NVPTX), or none (CPU "
         "emulation only) [nvcc when installed, else none]",
     )
+    p.add_argument(
+        "--target",
+        choices=("cuda", "c"),
+        default="cuda",
+        help="cuda, or c: ppcg-py --target=c --openmp, NAME.ppcg.c built with gcc -O3 -fopenmp "
+        "and run with each of --threads [cuda]",
+    )
+    p.add_argument(
+        "--threads",
+        type=lambda text: tuple(_positive(n) for n in text.split(",")),
+        default=(1, 2, 4),
+        help="C target: OMP_NUM_THREADS of the runs, each verified; the first is timed [1,2,4]",
+    )
     p.add_argument("--repeat", type=_positive, default=3, help="timed runs per program [3]")
     p.add_argument("--out", type=Path, help="output folder [out/polybench-DATE]")
     p.add_argument("--work", type=Path, help="folder for generated code and binaries [OUT/work]")
@@ -217,8 +230,10 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         return usage_error("nvcc not found (--build none runs the CPU emulation only)")
     if build == "clang" and not clang_available():
         return usage_error("clang++-22 not found (`make clang` installs it)")
-    gpu = None if args.emulation else gpu_name()
+    gpu = None if args.emulation or args.target == "c" else gpu_name()
     on_gpu = gpu is not None and build != "none"
+    if args.target == "c":
+        build = "gcc -O3 -fopenmp"
     settings = Settings(
         dataset=args.dataset,
         build=build,
@@ -231,6 +246,8 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         tolerance=OFFICIAL_TOLERANCE if args.polybench_root else None,
         run_timeout=args.timeout,
         compile_timeout=args.compile_timeout,
+        target=args.target,
+        threads=args.threads,
     )
     out = (args.out or _default_out()).resolve()
     work = (args.work or out / "work").resolve()
@@ -240,6 +257,9 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         if on_gpu
         else "in the CPU emulation (no GPU used: timings are emulation timings, not GPU timings)"
     )
+    if args.target == "c":
+        threads = ", ".join(map(str, args.threads))
+        where = f"on the CPU with OpenMP (OMP_NUM_THREADS {threads}; timed with {args.threads[0]})"
     print(
         f"ppcg-py on {len(benchmarks)} kernel(s) at {args.dataset}, build {build}, "
         f"generated code runs {where}; output in {out}",
@@ -254,6 +274,8 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
     plot_failed = False
     if plot:
         where_run = gpu if on_gpu and gpu else "CPU emulation: not GPU timings"
+        if args.target == "c":
+            where_run = f"C target, OpenMP, {args.threads[0]} thread(s)"
         title = f"ppcg-py speedup over gcc -O3, PolyBench {args.dataset}\n{where_run}"
         try:
             plot_speedups(

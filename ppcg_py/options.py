@@ -36,3 +36,6 @@ class Options:
     dumps: frozenset[str] = field(default_factory=frozenset)  # scop, schedule, sizes, ...
     dump_after: tuple[str, ...] = ()          # --dump-after=STAGE: print what that stage made
     verbose: bool = False
+    target: str = "cuda"                      # --target: "cuda", "c" (NAME.ppcg.c) or "opencl"
+    openmp: bool = False                      # --openmp (C target): `omp parallel for` on parallel loops
+    tile: bool = False                        # --tile (C target): tile the permutable bands

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from .codegen import GeneratedFiles, ScopAst, build_ast, dump_ast, generate
+from .codegen.c_target import CFile, build_c_ast, generate_c
 from .codegen.expr import param_expr
 from .diagnostics import Diagnostics
 from .extract import Program, extract_program
@@ -20,6 +21,7 @@ from .isl_budget import OutOfOperations, operations_bound
 from .memory import MemoryPlan, plan_memory
 from .options import Options
 from .schedule import ScheduledScop, schedule_scop
+from .schedule.cpu import schedule_for_cpu
 from .schedule.sizes import format_sizes
 from .watchdog import Progress, Step, StepTooLong
 
@@ -45,7 +47,7 @@ class Compilation:
     scheduled: tuple[ScheduledScop, ...] = ()                       # schedule
     plans: tuple[tuple[ScheduledScop, MemoryPlan], ...] = ()       # memory
     asts: tuple[ScopAst, ...] = ()                                  # ast (one per plan)
-    files: GeneratedFiles | None = None                             # print
+    files: GeneratedFiles | CFile | None = None                     # print
 
 
 @dataclass(frozen=True)
@@ -130,8 +132,9 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
     for scop in (s for s in c.program.scops if s not in run.on_host):
         _legacy_dump(run.options, "scop", lambda: describe_scop(scop))
         with run.step(scop):
-            result = schedule_scop(scop, run.options, first_kernel=sum(len(s.kernels) for s in scheduled),
-                                   diagnostics=run.diagnostics)
+            result = schedule_for_cpu(scop, run.options, run.diagnostics) if run.options.target == "c" else \
+                schedule_scop(scop, run.options, first_kernel=sum(len(s.kernels) for s in scheduled),
+                              diagnostics=run.diagnostics)
         _legacy_dump(run.options, "schedule", lambda: str(result.schedule.get_root()))
         _legacy_dump(run.options, "final-schedule", lambda: str(result.final_schedule.get_root()))
         scheduled.append(result)
@@ -147,6 +150,8 @@ def dump_schedule(c: Compilation) -> str:
 
 # -- memory -------------------------------------------------------------------
 def memory(c: Compilation, run: StageRun) -> Compilation:
+    if run.options.target == "c":   # the program's own variables: nothing to place
+        return c
     plans = []
     for s in c.scheduled:
         with run.step(s.scop):
@@ -216,7 +221,14 @@ def _report(plans) -> None:
 
 # -- ast ----------------------------------------------------------------------
 def ast(c: Compilation, run: StageRun) -> Compilation:
-    """One isl AST per SCoP, from the tree the memory stage wrote its copies into."""
+    """One isl AST per SCoP, from the tree the memory stage wrote its copies into (for
+    the C target, which has no memory stage, from the schedule stage's tree)."""
+    if run.options.target == "c":
+        asts = []
+        for scheduled in c.scheduled:
+            with run.step(scheduled.scop):
+                asts.append(build_c_ast(scheduled))
+        return replace(c, asts=tuple(asts))
     asts = []
     for scheduled, plan in c.plans:
         with run.step(scheduled.scop):
@@ -231,11 +243,17 @@ def dump_asts(c: Compilation) -> str:
 
 # -- print --------------------------------------------------------------------
 def print_files(c: Compilation, run: StageRun) -> Compilation:
-    """The host and kernel files."""
+    """The host and kernel files (CUDA), or the one C file (`--target=c`)."""
+    on_host = [scop.start_line for scop in c.program.scops if scop in run.on_host]
+    if run.options.target == "c":
+        with run.step():
+            files = generate_c(c.path, _read(c.path), list(zip(c.scheduled, c.asts)), tiled=run.options.tile,
+                               on_host=on_host)
+        return replace(c, files=files)
     with run.step():
         scops = [(scheduled, plan, tree) for (scheduled, plan), tree in zip(c.plans, c.asts)]
         files = generate(c.path, _read(c.path), scops, run.options, host_in_c=c.program.vla_parameters,
-                         on_host=[scop.start_line for scop in c.program.scops if scop in run.on_host])
+                         on_host=on_host)
     return replace(c, files=files)
 
 

@@ -35,6 +35,7 @@ class ScheduledScop:
     names: Names
     host_statements: frozenset[str] = frozenset()   # run on the host, outside kernels (host.py)
     ends: HostEnds = HostEnds()     # of those, the serial head and tail (host code around the transfers)
+    parallel: tuple = ()            # the C target's OpenMP loops (cpu.py: ParallelLoop), in tree order
 
     @property
     def host_scalars(self) -> frozenset[str]:

@@ -17,6 +17,7 @@ the scalar is *unsafe*: scheduling starts again with its order dependences kept
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import islpy as isl
 
@@ -24,7 +25,16 @@ from ..extract.model import Scop
 from ..isl_context import maps_of
 from .parallel import schedule_map
 from .dependences import Dependences, kill_accesses, of_named
-from .kernels import Kernel
+
+
+class Threads(Protocol):
+    """What privatization needs of a kernel, or of an OpenMP loop (schedule/cpu.py)."""
+
+    name: str
+    domain: isl.UnionSet            # the instances it runs
+    host_schedule: isl.UnionMap     # instances -> the loop values around it (one launch per value)
+    point_schedule: isl.UnionMap    # instances -> band values, the thread-mapped ones first
+    thread_ids: tuple[str, ...]     # as many as thread-mapped band members
 
 
 @dataclass(frozen=True)
@@ -33,7 +43,7 @@ class Privatization:
     unsafe: frozenset[str]      # scalars whose reordered live ranges would be shared
 
 
-def privatize(scop: Scop, deps: Dependences, kernel: Kernel, reorderable: frozenset[str]) -> Privatization:
+def privatize(scop: Scop, deps: Dependences, kernel: Threads, reorderable: frozenset[str]) -> Privatization:
     if not kernel.thread_ids or not deps.reordering:
         return Privatization(frozenset(), frozenset())
     private, unsafe = set(), set()
@@ -49,7 +59,7 @@ def privatize(scop: Scop, deps: Dependences, kernel: Kernel, reorderable: frozen
     return Privatization(frozenset(private), frozenset(unsafe))
 
 
-def _values_stay_inside(scop: Scop, deps: Dependences, kernel: Kernel, name: str) -> bool:
+def _values_stay_inside(scop: Scop, deps: Dependences, kernel: Threads, name: str) -> bool:
     """Whether every value of `name` read in the kernel is written there, and every
     value written there is read there only and dies with the SCoP."""
     inside = kernel.domain
@@ -64,7 +74,7 @@ def _values_stay_inside(scop: Scop, deps: Dependences, kernel: Kernel, name: str
     return touching.is_subset(same_launch) and live_in.is_empty() and live_out.is_empty()
 
 
-def _within_threads(dependences: isl.UnionMap, kernel: Kernel) -> bool:
+def _within_threads(dependences: isl.UnionMap, kernel: Threads) -> bool:
     """Whether every dependence between two instances of the kernel joins instances
     of one thread (same host values, same values of the thread-mapped members)."""
     inside = dependences.intersect_domain(kernel.domain).intersect_range(kernel.domain)
@@ -74,7 +84,7 @@ def _within_threads(dependences: isl.UnionMap, kernel: Kernel) -> bool:
     return inside.is_subset(key.apply_range(key.reverse()))
 
 
-def _thread_key(kernel: Kernel) -> isl.UnionMap:
+def _thread_key(kernel: Threads) -> isl.UnionMap:
     """Instances -> (host values, thread-mapped band values): equal for the instances
     one thread runs in one launch."""
     return kernel.host_schedule.range_product(_first_members(kernel.point_schedule, len(kernel.thread_ids)))
@@ -90,7 +100,7 @@ def _first_members(schedule: isl.UnionMap, n: int) -> isl.UnionMap:
 
 
 
-def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernels: list[Kernel],
+def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernels: list[Threads],
                    privates: list[frozenset[str]], reorderable: frozenset[str]) -> frozenset[str]:
     """The reorderable scalars some read of which would see another write than in
     the original program: the dataflow again, in the new order, with one variable
@@ -115,7 +125,7 @@ def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernel
     return frozenset(changed)
 
 
-def _storage(scop: Scop, name: str, kernels: list[Kernel], privates: list[frozenset[str]], *,
+def _storage(scop: Scop, name: str, kernels: list[Threads], privates: list[frozenset[str]], *,
              reads: bool) -> isl.UnionMap:
     """Accesses of `name` as instances -> the variable they touch: `name[]`, or in a
     kernel that keeps it private, its copy for the launch and thread."""

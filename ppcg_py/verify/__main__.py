@@ -80,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
         help="when results differ from C's, compare them with the original built as C++ "
         "(CUDA's float overloads of sin, sqrt, ...); equal there counts as a pass",
     )
+    p.add_argument("--target", choices=("cuda", "c"), default="cuda",
+                   help="c: compile with --target=c --openmp, build NAME.ppcg.c with gcc -fopenmp and run it "
+                   "with OMP_NUM_THREADS=1, 2, 4 (--threads) [cuda]")
+    p.add_argument("--threads", type=lambda t: tuple(int(n) for n in t.split(",")), default=(1, 2, 4),
+                   help="C target: the thread counts to run, e.g. 1,2,4 [1,2,4]")
     p.add_argument("--timeout", type=float, default=300, help="seconds per program run")
     p.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep everything")
     return p
@@ -101,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_timeout=args.timeout,
         full_precision=not args.two_decimals,
         cxx_reference=args.cxx_reference,
+        target=args.target,
+        threads=args.threads,
     )
 
     def progress(line: str) -> None:

@@ -69,6 +69,8 @@ class VerifyConfig:
     compile_timeout: float = 900
     full_precision: bool = True  # add -DPOLYBENCH_DUMP_FULL_PRECISION
     cxx_reference: bool = False  # on a mismatch, also compare with the original built as C++
+    target: str = "cuda"  # "c": NAME.ppcg.c built with gcc -fopenmp, run with each of `threads`
+    threads: tuple[int, ...] = (1, 2, 4)
 
     @property
     def all_defines(self) -> tuple[str, ...]:
@@ -156,10 +158,12 @@ def generated_files(source: Path, out_dir: Path) -> tuple[Path, Path]:
 
 def run_ppcg(cfg: VerifyConfig, out_dir: Path) -> subprocess.CompletedProcess[str]:
     """The default compiler: this package's command line, in a subprocess."""
+    target = [f"--target={cfg.target}", "--openmp"] if cfg.target == "c" else []
     command = [
         sys.executable,
         "-m",
         "ppcg_py",
+        *target,
         *cfg.ppcg_args,
         *preprocessor_flags(cfg.include_dirs, cfg.all_defines),
         "--output-dir",
@@ -256,6 +260,11 @@ def verify(
     (workdir / "ppcg.stderr").write_text(proc.stderr)
     if proc.returncode != 0:
         steps.fail("ppcg", f"exit status {proc.returncode}\n{proc.stderr.strip()}")
+        return report()
+    if cfg.target == "c":
+        from .c_target import verify_c_output
+
+        mismatches.update(verify_c_output(cfg, out_dir, expected, steps, workdir))
         return report()
     host, kernel = generated_files(cfg.source, out_dir)
     if not host.exists():

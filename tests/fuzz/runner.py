@@ -198,7 +198,7 @@ def classify_report(report: VerifyReport) -> Outcome:
             return Outcome("timeout", failure.stage, text)
         if failure.stage == "nvcc":
             return Outcome("nvcc", "", text)
-        if failure.stage == "emulated build":
+        if failure.stage in ("emulated build", "gcc -fopenmp"):
             return Outcome("build", "", text)
         if failure.stage.startswith("run"):
             return Outcome("run-crash", "", text)
@@ -231,7 +231,8 @@ def run_file(source: Path, args: tuple[str, ...], data_type: str, workdir: Path,
     calls: list[subprocess.CompletedProcess[str]] = []
     cfg = VerifyConfig(source=source, ppcg_args=tuple(args), use_nvcc=use_nvcc, data_type=data_type,
                        orders=("forward", "reverse"), run_timeout=run_timeout,
-                       compile_timeout=compile_timeout, cxx_reference=True)
+                       compile_timeout=compile_timeout, cxx_reference=True,
+                       target="c" if "--target=c" in args else "cuda")
     start = time.perf_counter()
     report = verify(cfg, Path(workdir).resolve() / "verify", compiler=_compiler(root, calls, cpu_limit))
     seconds = time.perf_counter() - start

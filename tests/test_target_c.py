@@ -1,0 +1,233 @@
+"""The C target (`--target=c --openmp`, with and without `--tile`): NAME.ppcg.c built
+by gcc -fopenmp and run with 1, 2 and 4 threads computes what gcc's build of the
+original computes; scalars a parallel loop keeps per iteration are private there;
+the code outside the SCoPs is the input's."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ppcg_py.verify.harness import VerifyConfig, run_ppcg, verify
+
+from polybench_cases import kernel_config
+
+PROGRAM = """\
+#include <stdio.h>
+
+static void compute(int n, int m, double A[{N}][{M}], double B[{N}][{M}], double x[{N}], double y[{M}],
+                    double out[4])
+{{
+  int i, j, k;
+  double s, t, sum;
+{body}
+}}
+
+static void dump(const char *name, const double *v, int count)
+{{
+  fprintf(stderr, "begin dump: %s\\n", name);
+  for (int k = 0; k < count; k++)
+    fprintf(stderr, "%.17g\\n", v[k]);
+  fprintf(stderr, "end   dump: %s\\n", name);
+}}
+
+int main(void)
+{{
+  static double A[{N}][{M}], B[{N}][{M}], x[{N}], y[{M}], out[4];
+  for (int a = 0; a < {N}; a++)
+    for (int b = 0; b < {M}; b++) {{
+      A[a][b] = (double) ((7 * a + 3 * b) % 13) / 13.0;
+      B[a][b] = (double) ((5 * a + 11 * b) % 17) / 17.0;
+    }}
+  for (int a = 0; a < {N}; a++) x[a] = (a % 5) * 0.25;
+  for (int b = 0; b < {M}; b++) y[b] = (b % 3) * 0.5;
+  compute({N}, {M}, A, B, x, y, out);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\n");
+  dump("A", &A[0][0], {N} * {M});
+  dump("B", &B[0][0], {N} * {M});
+  dump("x", x, {N});
+  dump("y", y, {M});
+  dump("out", out, 4);
+  fprintf(stderr, "==END   DUMP_ARRAYS==\\n");
+  return 0;
+}}
+"""
+
+# extents 37 x 29: no tile size used here divides them
+BODIES = {
+    # a scalar whose live range is one iteration of the parallel loop: private there
+    "private_scalar": """\
+#pragma scop
+  for (i = 0; i < n; i++) {
+    s = 0.0;
+    for (j = 0; j < m; j++)
+      s += A[i][j] * y[j];
+    x[i] = s;
+  }
+#pragma endscop""",
+    # a reduction over the whole nest: no parallel loop may carry it; its value survives the SCoP
+    "reduction_scalar": """\
+#pragma scop
+  sum = 0.0;
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      sum += A[i][j] * B[i][j];
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      B[i][j] = B[i][j] * 0.5 + A[i][j];
+  out[0] = sum;
+#pragma endscop
+  out[1] = sum * 2.0;""",
+    # a local of the SCoP (declared inside it) and a scalar whose last value is read after the loop
+    "local_and_last_value": """\
+#pragma scop
+  for (i = 0; i < n; i++) {
+    double u = x[i] * 2.0;
+    for (j = 0; j < m; j++)
+      A[i][j] = A[i][j] * u + B[i][j];
+  }
+  for (j = 0; j < m; j++) {
+    t = y[j] + 1.0;
+    y[j] = t * t;
+  }
+  out[2] = t;
+#pragma endscop""",
+    # a tiled matrix product and a 2-D stencil under a time loop (skewed tiles)
+    "product_and_stencil": """\
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++) {
+      B[i][j] = 0.5 * B[i][j];
+      for (k = 0; k < m; k++)
+        B[i][j] += A[i][k] * A[j][k];
+    }
+  for (k = 0; k < 5; k++)
+    for (i = 1; i < n - 1; i++)
+      for (j = 1; j < m - 1; j++)
+        A[i][j] = 0.2 * (A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]);
+#pragma endscop""",
+}
+
+OPTION_SETS = {
+    "untiled": (),
+    "tiled": ("--tile",),
+    "tile-sizes": ("--tile", "--tile-sizes", "8,5,3"),
+    "sizes": ("--tile", "--sizes", "{ kernel[i] -> tile[7,4,6] }"),
+}
+
+
+def _program(tmp_path: Path, name: str, n: int = 37, m: int = 29) -> Path:
+    path = tmp_path / f"{name}.c"
+    path.write_text(PROGRAM.format(N=n, M=m, body=BODIES[name]))
+    return path
+
+
+def _compiled(source: Path, out_dir: Path, *args: str) -> str:
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", *args,
+                           "--output-dir", str(out_dir), str(source)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return (out_dir / f"{source.stem}.ppcg.c").read_text()
+
+
+@pytest.mark.parametrize("options", list(OPTION_SETS), ids=list(OPTION_SETS))
+@pytest.mark.parametrize("name", list(BODIES))
+def test_program_verifies_with_1_2_4_threads(name, options, tmp_path):
+    source = _program(tmp_path, name)
+    report = verify(VerifyConfig(source=source, ppcg_args=OPTION_SETS[options], target="c"), tmp_path / "work")
+    assert report.ok, report.summary()
+    assert set(report.mismatches) == {"1 thread", "2 threads", "4 threads"}
+
+
+def test_private_scalar_is_private(tmp_path):
+    text = _compiled(_program(tmp_path, "private_scalar"), tmp_path)
+    assert "#pragma omp parallel for private(s)" in text
+
+
+def test_local_of_the_scop_is_declared_and_private(tmp_path):
+    text = _compiled(_program(tmp_path, "local_and_last_value"), tmp_path)
+    assert re.search(r"^\s*double u;$", text, re.M), text
+    assert "private(u)" in text
+    # t's last value is read after the loop: t cannot be private, so its loop is not parallel
+    loop = re.search(r"(#pragma[^\n]*\n)?[^\n]*for \(int c0 = 0; c0 < m; c0\+\+\) \{\n\s*t = ", text)
+    assert loop is not None and loop.group(1) is None, text
+
+
+def test_reduction_is_not_parallel_but_the_other_nest_is(tmp_path):
+    text = _compiled(_program(tmp_path, "reduction_scalar"), tmp_path)
+    pragmas = re.findall(r"#pragma omp parallel for.*", text)
+    assert pragmas == ["#pragma omp parallel for"], text
+    assert "out[1] = sum * 2.0;" in text    # the code after the SCoP is the input's
+
+
+def test_tiles_with_sizes(tmp_path):
+    text = _compiled(_program(tmp_path, "product_and_stencil"), tmp_path, "--tile", "--tile-sizes", "8,5,3")
+    assert "8 * c0" in text and "ppcg_floord" in text, text
+
+
+def test_without_openmp_no_pragma(tmp_path):
+    source = _program(tmp_path, "private_scalar")
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--output-dir", str(tmp_path),
+                           str(source)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "#pragma omp" not in (tmp_path / "private_scalar.ppcg.c").read_text()
+
+
+@pytest.mark.parametrize("kernel", ["gemm", "symm", "jacobi-2d", "seidel-2d", "durbin", "covariance"])
+def test_polybench_kernel_verifies(kernel, tmp_path):
+    report = verify(kernel_config(kernel, dataset="MINI", ppcg_args=("--tile",), target="c"), tmp_path)
+    assert report.ok, report.summary()
+
+
+def test_harness_rejects_a_wrong_output(tmp_path):
+    """Negative control: shift one subscript of the generated code by one element."""
+    def wrong_compiler(cfg, out_dir):
+        proc = run_ppcg(cfg, out_dir)
+        path = out_dir / "private_scalar.ppcg.c"
+        changed, count = re.subn(r"\* y\[", "* y[1 + ", path.read_text(), count=1)
+        assert count == 1
+        path.write_text(changed)
+        return proc
+
+    source = _program(tmp_path, "private_scalar")
+    report = verify(VerifyConfig(source=source, target="c"), tmp_path / "work", compiler=wrong_compiler)
+    assert not report.ok and any(report.mismatches.values()), report.summary()
+
+
+def _carried(scheduled, loop):
+    """The dependences a parallel loop carries, but those of its private scalars."""
+    deps = scheduled.dependences
+    keep = [a.name for a in scheduled.scop.arrays if a.name not in loop.private]
+    relevant = (deps.of_arrays(deps.tagged_flow, keep).union(deps.of_arrays(deps.tagged_false, keep))
+                .union(deps.of_arrays(deps.tagged_order, keep)).union(deps.array_false).union(deps.forced))
+    key = loop.host_schedule.range_product(loop.point_schedule)
+    same_execution = loop.host_schedule.apply_range(loop.host_schedule.reverse())
+    inside = relevant.intersect_domain(loop.domain).intersect_range(loop.domain).intersect(same_execution)
+    return inside.subtract(key.apply_range(key.reverse()))
+
+
+@pytest.mark.parametrize("tile", [False, True], ids=["untiled", "tiled"])
+@pytest.mark.parametrize("kernel", ["symm", "seidel-2d", "heat-3d", "durbin", "gramschmidt", "correlation"])
+def test_parallel_loops_carry_only_private_scalars(kernel, tile):
+    """Every dependence between two iterations of an OpenMP loop is one of a scalar that
+    is private there: the guarantee that runs with 2 and 4 threads can only sample."""
+    from ppcg_py.extract import extract_program
+    from ppcg_py.isl_context import new_context
+    from ppcg_py.options import Options
+    from ppcg_py.schedule.cpu import schedule_for_cpu
+
+    from polybench_cases import POLYBENCH, kernel_source
+
+    source = kernel_source(kernel)
+    program = extract_program(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),
+                                                                        str(source.parent)),
+                              defines=("MINI_DATASET",))
+    loops = 0
+    for scop in program.scops:
+        scheduled = schedule_for_cpu(scop, Options(target="c", openmp=True, tile=tile))
+        for loop in scheduled.parallel:
+            loops += 1
+            assert _carried(scheduled, loop).is_empty(), (loop.name, str(_carried(scheduled, loop)))
+    assert loops > 0
