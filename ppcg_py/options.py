@@ -36,3 +36,10 @@ class Options:
     dumps: frozenset[str] = field(default_factory=frozenset)  # scop, schedule, sizes, ...
     dump_after: tuple[str, ...] = ()          # --dump-after=STAGE: print what that stage made
     verbose: bool = False
+    target: str = "cuda"                      # --target: cuda, opencl
+    # --target=opencl (PPCG's names): the kernel source as a string in the host file,
+    # files the kernel source includes, options for clBuildProgram, a GPU first
+    opencl_embed_kernel_code: bool = False
+    opencl_include_files: tuple[str, ...] = ()
+    opencl_compiler_options: str = ""
+    opencl_use_gpu: bool = True
