@@ -180,10 +180,12 @@ def write_markdown(
     baseline_name: str = "baseline",
     plot: str | None = None,
 ) -> None:
-    emulated = machine.gpu is None or any(r.mode == "emulation" for r in results)
+    opencl = any(r.mode == "opencl" for r in results)
+    emulated = not opencl and (machine.gpu is None or any(r.mode == "emulation" for r in results))
     where = machine.gpu or "none"
+    kind = "OpenCL" if opencl else "CPU emulation" if emulated else "GPU"
     lines = [
-        f"# PolyBench/C with ppcg-py: {dataset}, {'CPU emulation' if emulated else 'GPU'}",
+        f"# PolyBench/C with ppcg-py: {dataset}, {kind}",
         "",
         f"- date: {date}",
         f"- command: `{command}`",
@@ -196,6 +198,12 @@ def write_markdown(
         "stop instruments; the generated program's times include device allocation and transfers "
         "(the CUDA context is created before main())",
     ]
+    if opencl:
+        lines += [
+            "",
+            "**The generated OpenCL ran on the OpenCL runtime installed** (PoCL runs it on the CPU): "
+            "its times include building the kernels when the program starts.",
+        ]
     if emulated:
         lines += [
             "",

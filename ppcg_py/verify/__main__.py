@@ -1,4 +1,5 @@
-"""python -m ppcg_py.verify: compile one C program and check the CUDA result on the CPU.
+"""python -m ppcg_py.verify: compile one C program and check the CUDA result on the CPU
+(or, with --target opencl, the OpenCL result on the installed OpenCL runtime).
 
 Exit status 0 when every fiber order reproduces the reference dump, 1 otherwise.
 """
@@ -80,6 +81,13 @@ def _parser() -> argparse.ArgumentParser:
         help="when results differ from C's, compare them with the original built as C++ "
         "(CUDA's float overloads of sin, sqrt, ...); equal there counts as a pass",
     )
+    p.add_argument(
+        "--target",
+        choices=("cuda", "opencl"),
+        default="cuda",
+        help="cuda: the CPU emulation of CUDA (and nvcc); opencl: build with gcc -lOpenCL and run "
+        "on the installed OpenCL runtime (e.g. PoCL) [cuda]",
+    )
     p.add_argument("--timeout", type=float, default=300, help="seconds per program run")
     p.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep everything")
     return p
@@ -101,6 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         run_timeout=args.timeout,
         full_precision=not args.two_decimals,
         cxx_reference=args.cxx_reference,
+        target=args.target,
     )
 
     def progress(line: str) -> None:
