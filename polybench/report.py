@@ -9,6 +9,8 @@ one row per kernel with the failing step's first error line.
 from __future__ import annotations
 
 import csv
+import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,6 +158,23 @@ def summary_line(results: Iterable[KernelResult]) -> str:
     unverified = sum(r.status == "UNVERIFIED" for r in results)
     line = f"{len(results) - failed - unverified} passed, {failed} failed"
     return line + (f", {unverified} unverified" if unverified else "")
+
+
+_SUMMARY = re.compile(r"(\d+) passed, (\d+) failed(?:, (\d+) unverified)?")
+
+
+def sum_summaries(texts: Iterable[str]) -> str:
+    """The last `N passed, M failed` line of each text, added up in the same format
+    (`make polybench-check` runs the CUDA and the OpenCL check, one line for both)."""
+    totals = [0, 0, 0]
+    for text in texts:
+        found = [m for line in text.splitlines() if (m := _SUMMARY.fullmatch(line.strip()))]
+        if not found:
+            raise ValueError("no 'N passed, M failed' line")
+        for k in range(3):
+            totals[k] += int(found[-1][k + 1] or 0)
+    line = f"{totals[0]} passed, {totals[1]} failed"
+    return line + (f", {totals[2]} unverified" if totals[2] else "")
 
 
 def _md_escape(text: str) -> str:
@@ -331,3 +350,12 @@ def plot_speedups(
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+if __name__ == "__main__":   # python -m polybench.report --sum LOG...: one summary line for several runs
+    if sys.argv[1:2] != ["--sum"] or len(sys.argv) < 3:
+        sys.exit("usage: python -m polybench.report --sum LOG...")
+    try:
+        print(sum_summaries(Path(log).read_text() for log in sys.argv[2:]))
+    except (OSError, ValueError) as exc:
+        sys.exit(f"python -m polybench.report: {exc}")
