@@ -29,6 +29,7 @@ from ppcg_py.verify.c_target import generated_c_file, thread_label
 from ppcg_py.verify.emulate import build_emulated, run_emulated
 from ppcg_py.verify.harness import VerifyConfig, generated_files, run_ppcg
 from ppcg_py.verify.nvcc import DEFAULT_ARCH
+from ppcg_py.verify.opencl import build_opencl, run_opencl
 from ppcg_py.verify.tools import BuildError, preprocessor_flags, run_tool
 
 from .builds import build_program
@@ -83,14 +84,20 @@ class Settings:
     run_timeout: float = 300
     compile_timeout: float = 900
     arch: str = DEFAULT_ARCH
-    target: str = "cuda"  # "c": NAME.ppcg.c (--target=c --openmp) built with gcc -O3 -fopenmp
+    target: str = "cuda"  # "c": NAME.ppcg.c (--target=c --openmp) built with gcc -O3 -fopenmp;
+    # "opencl": gcc -lOpenCL, run on the OpenCL runtime (e.g. PoCL)
     threads: tuple[int, ...] = (1, 2, 4)  # C target: OMP_NUM_THREADS of each run; the first is timed
 
     @property
     def mode(self) -> str:
         if self.target == "c":
             return "openmp"
-        return "gpu" if self.on_gpu else "emulation"
+        return "opencl" if self.target == "opencl" else "gpu" if self.on_gpu else "emulation"
+
+    @property
+    def runs_real(self) -> bool:
+        """Whether the built program runs (on a GPU or an OpenCL device), not the emulation."""
+        return self.on_gpu or self.target == "opencl"
 
 
 @dataclass
@@ -268,13 +275,17 @@ class _Benchmark:
                 raise _Stop(COMPILE_ERROR, f"ppcg-py exited 0 but wrote no {source.name}")
             self.result.kernels = len(re.findall(r"#pragma omp parallel for", source.read_text()))
             return Generated((), (source,))
-        host, kernel = generated_files(self.bench.source, out_dir)
+        if self.settings.target == "opencl":
+            host, kernel = out_dir / f"{self.bench.source.stem}_host.c", out_dir / f"{self.bench.source.stem}_kernel.cl"
+        else:
+            host, kernel = generated_files(self.bench.source, out_dir)
         if not host.exists():
             raise _Stop(COMPILE_ERROR, f"ppcg-py exited 0 but wrote no {host.name}")
         if not kernel.exists():
             self.result.kernels = 0
             return Generated((host,), ())
-        self.result.kernels = len(re.findall(r"__global__", kernel.read_text()))
+        self.result.kernels = len(re.findall(r"__kernel\b" if kernel.suffix == ".cl" else r"__global__",
+                                             kernel.read_text()))
         if host.suffix == ".c":
             return Generated((kernel,), (host,))
         return Generated((host, kernel), ())
@@ -296,6 +307,16 @@ class _Benchmark:
         toolchain = self.settings.build
         if self.settings.target == "c":
             return self._build_c(generated)
+        if self.settings.target == "opencl":   # beside its kernel file, which it reads when it runs
+            exe = generated.c_files[0].parent / "generated-opencl"
+
+            def build() -> None:
+                build_opencl(generated.c_files[0], exe, c_sources=[self.bench.polybench_c],
+                             include_dirs=self.cfg.include_dirs, defines=self.cfg.all_defines,
+                             cflags=REFERENCE_CFLAGS, timeout=self.settings.compile_timeout)
+
+            self.result.build_s = self._build("gcc -lOpenCL", "opencl-build.log", build)
+            return exe
         if toolchain == "none":
             return None
         exe = self.workdir / f"generated-{toolchain}"
@@ -405,8 +426,8 @@ class _Benchmark:
             orders: tuple[str, ...] = tuple(thread_label(n) for n in settings.threads)
             if not settings.verify:
                 orders = orders[:1]
-        elif settings.on_gpu:
-            orders = ("gpu",)
+        elif settings.runs_real:
+            orders = ("opencl",) if settings.target == "opencl" else ("gpu",)
         else:
             orders = settings.orders if settings.verify else settings.orders[:1]
 
@@ -418,18 +439,20 @@ class _Benchmark:
                 return lambda keep: _run([exe], timeout=settings.run_timeout, env=env, keep_stderr=keep)
             if order == "gpu":
                 return lambda keep: _run([exe], timeout=settings.run_timeout, keep_stderr=keep)
+            if order == "opencl":
+                return lambda keep: run_opencl(exe, timeout=settings.run_timeout, keep_stderr=keep)
             return lambda keep: run_emulated(exe, order, timeout=settings.run_timeout)
 
         dumps: dict[str, Dump] = {}
         with self._timed():
             for index, order in enumerate(orders):
-                what = "run" if order == "gpu" else f"run {order}"
+                what = "run" if order in ("gpu", "opencl") else f"run {order}"
                 samples = times if index == 0 else []
                 proc = self._checked_run(what, RUN_ERROR, runner(order), samples, keep_stderr=True)
                 if settings.verify:
                     dumps[order] = self._dump(what, RUN_ERROR, proc)
             first = runner(orders[0])
-            what = "run" if orders[0] == "gpu" else f"run {orders[0]}"
+            what = "run" if orders[0] in ("gpu", "opencl") else f"run {orders[0]}"
             for _ in range(settings.repeat - 1):
                 self._checked_run(what, RUN_ERROR, first, times, keep_stderr=False)
         self.result.gen_time_s = statistics.median(times)
@@ -479,7 +502,7 @@ def run_benchmark(
         if settings.target == "c":
             exe = real
         else:
-            exe = real if settings.on_gpu and real is not None else state.build_emulation(generated)
+            exe = real if settings.runs_real and real is not None else state.build_emulation(generated)
         if result.emu_build_s is not None:
             note(f"emu build {result.emu_build_s:.1f} s")
         expected = state.run_reference(reference)

@@ -9,6 +9,8 @@ one row per kernel with the failing step's first error line.
 from __future__ import annotations
 
 import csv
+import re
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,6 +160,23 @@ def summary_line(results: Iterable[KernelResult]) -> str:
     return line + (f", {unverified} unverified" if unverified else "")
 
 
+_SUMMARY = re.compile(r"(\d+) passed, (\d+) failed(?:, (\d+) unverified)?")
+
+
+def sum_summaries(texts: Iterable[str]) -> str:
+    """The last `N passed, M failed` line of each text, added up in the same format
+    (`make polybench-check` runs the CUDA and the OpenCL check, one line for both)."""
+    totals = [0, 0, 0]
+    for text in texts:
+        found = [m for line in text.splitlines() if (m := _SUMMARY.fullmatch(line.strip()))]
+        if not found:
+            raise ValueError("no 'N passed, M failed' line")
+        for k in range(3):
+            totals[k] += int(found[-1][k + 1] or 0)
+    line = f"{totals[0]} passed, {totals[1]} failed"
+    return line + (f", {totals[2]} unverified" if totals[2] else "")
+
+
 def _md_escape(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -181,9 +200,10 @@ def write_markdown(
     plot: str | None = None,
 ) -> None:
     openmp = any(r.mode == "openmp" for r in results)
-    emulated = not openmp and (machine.gpu is None or any(r.mode == "emulation" for r in results))
+    opencl = any(r.mode == "opencl" for r in results)
+    emulated = not (openmp or opencl) and (machine.gpu is None or any(r.mode == "emulation" for r in results))
     where = machine.gpu or "none"
-    kind = "C target with OpenMP" if openmp else "CPU emulation" if emulated else "GPU"
+    kind = "C target with OpenMP" if openmp else "OpenCL" if opencl else "CPU emulation" if emulated else "GPU"
     lines = [
         f"# PolyBench/C with ppcg-py: {dataset}, {kind}",
         "",
@@ -198,6 +218,12 @@ def write_markdown(
         "stop instruments; the generated program's times include device allocation and transfers "
         "(the CUDA context is created before main())",
     ]
+    if opencl:
+        lines += [
+            "",
+            "**The generated OpenCL ran on the OpenCL runtime installed** (PoCL runs it on the CPU): "
+            "its times include building the kernels when the program starts.",
+        ]
     if emulated:
         lines += [
             "",
@@ -325,3 +351,12 @@ def plot_speedups(
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+if __name__ == "__main__":   # python -m polybench.report --sum LOG...: one summary line for several runs
+    if sys.argv[1:2] != ["--sum"] or len(sys.argv) < 3:
+        sys.exit("usage: python -m polybench.report --sum LOG...")
+    try:
+        print(sum_summaries(Path(log).read_text() for log in sys.argv[2:]))
+    except (OSError, ValueError) as exc:
+        sys.exit(f"python -m polybench.report: {exc}")

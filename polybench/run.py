@@ -7,6 +7,10 @@ original built by gcc, and time both (median of --repeat runs).  A kernel that
 fails is a row with its status and first error line; the others go on, and
 the exit status is 1 when any failed.
 
+With `--target opencl` ppcg-py writes OpenCL instead: gcc builds the host file
+with -lOpenCL and the program runs once per repeat on the installed OpenCL runtime
+(PoCL runs it on the CPU), compared with the original in the same way.
+
 Writes results.csv, results.md and speedup.png to --out.
 """
 
@@ -24,6 +28,7 @@ from typing import TextIO
 
 from ppcg_py.verify.clang import clang_available
 from ppcg_py.verify.nvcc import nvcc_available
+from ppcg_py.verify.opencl import opencl_unavailable
 
 from .kernels import DATASETS, REPO_ROOT
 from .machine import describe_machine, gpu_name
@@ -90,10 +95,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--target",
-        choices=("cuda", "c"),
+        choices=("cuda", "c", "opencl"),
         default="cuda",
-        help="cuda, or c: ppcg-py --target=c --openmp, NAME.ppcg.c built with gcc -O3 -fopenmp "
-        "and run with each of --threads [cuda]",
+        help="cuda; c: ppcg-py --target=c --openmp, NAME.ppcg.c built with gcc -O3 -fopenmp "
+        "and run with each of --threads; opencl: build the OpenCL output with gcc -lOpenCL and run it "
+        "on the installed OpenCL runtime (--build does not apply) [cuda]",
     )
     p.add_argument(
         "--threads",
@@ -225,13 +231,18 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
             return usage_error(f"--baseline: {exc}")
     baseline_name = args.baseline_name or (args.baseline.stem if args.baseline else "baseline")
 
-    build = args.build or ("nvcc" if nvcc_available() else "none")
+    if args.target == "opencl":
+        if args.build not in (None, "none"):
+            return usage_error(f"--build {args.build} is for CUDA; --target opencl builds with gcc -lOpenCL")
+        if (why := opencl_unavailable()) is not None:
+            return usage_error(f"--target opencl: {why}")
+    build = "gcc -lOpenCL" if args.target == "opencl" else args.build or ("nvcc" if nvcc_available() else "none")
     if build == "nvcc" and not nvcc_available():
         return usage_error("nvcc not found (--build none runs the CPU emulation only)")
     if build == "clang" and not clang_available():
         return usage_error("clang++-22 not found (`make clang` installs it)")
-    gpu = None if args.emulation or args.target == "c" else gpu_name()
-    on_gpu = gpu is not None and build != "none"
+    gpu = None if args.emulation or args.target in ("c", "opencl") else gpu_name()
+    on_gpu = gpu is not None and build not in ("none", "gcc -lOpenCL")
     if args.target == "c":
         build = "gcc -O3 -fopenmp"
     settings = Settings(
@@ -253,7 +264,9 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
     work = (args.work or out / "work").resolve()
     out.mkdir(parents=True, exist_ok=True)
     where = (
-        f"on the GPU ({gpu})"
+        "on the OpenCL runtime installed"
+        if args.target == "opencl"
+        else f"on the GPU ({gpu})"
         if on_gpu
         else "in the CPU emulation (no GPU used: timings are emulation timings, not GPU timings)"
     )

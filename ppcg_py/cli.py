@@ -53,12 +53,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--output-dir", "-d", default=".", help="where to write NAME_host.cu, NAME_kernel.cu/.hu")
     p.add_argument("-o", dest="output", default=None,
                    help="output host file name; the kernel files go beside it")
-    p.add_argument("--target", default="cuda", choices=["cuda", "c"],
-                   help="cuda (NAME_host.cu, NAME_kernel.cu) or c (NAME.ppcg.c) [cuda]")
+    p.add_argument("--target", default="cuda", choices=["cuda", "c", "opencl"],
+                   help="cuda (NAME_host.cu, NAME_kernel.cu/.hu), c (NAME.ppcg.c) or opencl (NAME_host.c, "
+                   "NAME_kernel.cl) [cuda]")
     p.add_argument("--openmp", action="store_true",
                    help="C target: an OpenMP `parallel for` on the outermost parallel loop of each band")
     p.add_argument("--tile", action="store_true",
                    help="C target: tile the permutable bands (-S, --tile-sizes, --sizes)")
+    p.add_argument("--opencl-embed-kernel-code", action="store_true",
+                   help="opencl: the kernel source as a string in the host file, not read from NAME_kernel.cl")
+    p.add_argument("--opencl-include-file", action="append", default=[], metavar="FILE",
+                   help="opencl: #include FILE in the kernel source (repeatable)")
+    p.add_argument("--opencl-compiler-options", default="", metavar="OPTS",
+                   help="opencl: options for clBuildProgram")
+    p.add_argument("--opencl-no-use-gpu", action="store_true",
+                   help="opencl: take the first device of any type, not a GPU first")
     p.add_argument("-S", "--tile-size", type=_positive, default=32, help="default tile size [32]")
     p.add_argument("--tile-sizes", type=_tile_sizes, default=None, help="tile sizes, outermost first: 32,32,16")
     p.add_argument("--sizes", default=None, help='per-kernel sizes: "{ kernel[i] -> tile[32,32]; ... }"')
@@ -141,7 +150,10 @@ def options_from(args: argparse.Namespace) -> Options:
         dumps=frozenset(d for d in ("scop", "schedule", "final-schedule", "sizes")
                         if getattr(args, "dump_" + d.replace("-", "_"))),
         dump_after=tuple(args.dump_after),
-        verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile)
+        verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile,
+        opencl_embed_kernel_code=args.opencl_embed_kernel_code,
+        opencl_include_files=tuple(args.opencl_include_file),
+        opencl_compiler_options=args.opencl_compiler_options, opencl_use_gpu=not args.opencl_no_use_gpu)
 
 
 def _write(files, input_path: str, options: Options, request: DependencyRequest) -> None:

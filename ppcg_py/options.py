@@ -39,3 +39,9 @@ class Options:
     target: str = "cuda"                      # --target: "cuda", "c" (NAME.ppcg.c) or "opencl"
     openmp: bool = False                      # --openmp (C target): `omp parallel for` on parallel loops
     tile: bool = False                        # --tile (C target): tile the permutable bands
+    # --target=opencl (PPCG's names): the kernel source as a string in the host file,
+    # files the kernel source includes, options for clBuildProgram, a GPU first
+    opencl_embed_kernel_code: bool = False
+    opencl_include_files: tuple[str, ...] = ()
+    opencl_compiler_options: str = ""
+    opencl_use_gpu: bool = True

@@ -43,8 +43,9 @@ class GeneratedFiles:
     header: str
 
     def items(self) -> list[tuple[str, str]]:
-        return [(self.host_name, self.host), (self.kernel_name, self.kernel),
-                (self.header_name, self.header)]
+        """The files to write (a target with no header has an empty `header_name`)."""
+        return [(name, text) for name, text in ((self.host_name, self.host), (self.kernel_name, self.kernel),
+                                                (self.header_name, self.header)) if name]
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop
     comment.
     """
     options = options or Options()
+    if options.target == "opencl":
+        from .opencl import generate_opencl
+        return generate_opencl(source_path, source_text, scops, options, on_host=on_host)
     templates = _templates()
     stem = os.path.splitext(os.path.basename(source_path))[0]
     header_name = f"{stem}_kernel.hu"

@@ -1,4 +1,5 @@
-"""python -m ppcg_py.verify: compile one C program and check the CUDA result on the CPU.
+"""python -m ppcg_py.verify: compile one C program and check the CUDA result on the CPU
+(or, with --target opencl, the OpenCL result on the installed OpenCL runtime).
 
 Exit status 0 when every fiber order reproduces the reference dump, 1 otherwise.
 """
@@ -80,9 +81,10 @@ def _parser() -> argparse.ArgumentParser:
         help="when results differ from C's, compare them with the original built as C++ "
         "(CUDA's float overloads of sin, sqrt, ...); equal there counts as a pass",
     )
-    p.add_argument("--target", choices=("cuda", "c"), default="cuda",
-                   help="c: compile with --target=c --openmp, build NAME.ppcg.c with gcc -fopenmp and run it "
-                   "with OMP_NUM_THREADS=1, 2, 4 (--threads) [cuda]")
+    p.add_argument("--target", choices=("cuda", "c", "opencl"), default="cuda",
+                   help="cuda: the CPU emulation of CUDA (and nvcc); c: compile with --target=c --openmp, build "
+                   "NAME.ppcg.c with gcc -fopenmp and run it with OMP_NUM_THREADS=1, 2, 4 (--threads); opencl: "
+                   "build with gcc -lOpenCL and run on the installed OpenCL runtime (e.g. PoCL) [cuda]")
     p.add_argument("--threads", type=lambda t: tuple(int(n) for n in t.split(",")), default=(1, 2, 4),
                    help="C target: the thread counts to run, e.g. 1,2,4 [1,2,4]")
     p.add_argument("--timeout", type=float, default=300, help="seconds per program run")

@@ -11,6 +11,10 @@ values are sensitive enough (branches on thresholds, values that grow) can
 then differ from C by more than any tolerance.  With `cxx_reference`, results
 that differ from C are also compared with the original built as C++ by g++,
 which has the device's overloads: matching that is not a miscompilation.
+
+With `target="opencl"` the compiler writes OpenCL (NAME_host.c, NAME_kernel.cl):
+gcc builds the host file with -lOpenCL, and the program runs once, from the
+folder of its kernel file, on the OpenCL runtime installed (PoCL on the CPU).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from pathlib import Path
 from .dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for
 from .emulate import ORDERS, build_emulated, run_emulated
 from .nvcc import nvcc_available, nvcc_check
+from .opencl import build_opencl, opencl_unavailable, run_opencl
 from .tools import BuildError, preprocessor_flags, run_program, run_tool
 
 __all__ = [
@@ -69,7 +74,8 @@ class VerifyConfig:
     compile_timeout: float = 900
     full_precision: bool = True  # add -DPOLYBENCH_DUMP_FULL_PRECISION
     cxx_reference: bool = False  # on a mismatch, also compare with the original built as C++
-    target: str = "cuda"  # "c": NAME.ppcg.c built with gcc -fopenmp, run with each of `threads`
+    target: str = "cuda"  # "c": NAME.ppcg.c built with gcc -fopenmp, run with each of `threads`;
+    # "opencl": built with -lOpenCL and run on the OpenCL runtime
     threads: tuple[int, ...] = (1, 2, 4)
 
     @property
@@ -158,7 +164,7 @@ def generated_files(source: Path, out_dir: Path) -> tuple[Path, Path]:
 
 def run_ppcg(cfg: VerifyConfig, out_dir: Path) -> subprocess.CompletedProcess[str]:
     """The default compiler: this package's command line, in a subprocess."""
-    target = [f"--target={cfg.target}", "--openmp"] if cfg.target == "c" else []
+    target = {"c": ["--target=c", "--openmp"], "opencl": ["--target=opencl"]}.get(cfg.target, [])
     command = [
         sys.executable,
         "-m",
@@ -266,6 +272,9 @@ def verify(
 
         mismatches.update(verify_c_output(cfg, out_dir, expected, steps, workdir))
         return report()
+    if cfg.target == "opencl":
+        _verify_opencl(cfg, out_dir, steps, expected, mismatches)
+        return report()
     host, kernel = generated_files(cfg.source, out_dir)
     if not host.exists():
         steps.fail("ppcg", f"exited 0 but wrote no {host.name}")
@@ -319,6 +328,36 @@ def verify(
             cxx_mismatches = {order: tuple(compare_dumps(as_cxx, actual, rtol=rtol, atol=atol))
                               for order, actual in results.items()}
     return report()
+
+
+def _verify_opencl(cfg: VerifyConfig, out_dir: Path, steps: _Steps, expected: Dump,
+                   mismatches: dict[str, tuple[str, ...]]) -> None:
+    """Build NAME_host.c with -lOpenCL beside NAME_kernel.cl, run it once on the OpenCL
+    runtime, and compare (as order "opencl")."""
+    host = out_dir / f"{cfg.source.stem}_host.c"
+    if not host.exists():
+        steps.fail("ppcg", f"exited 0 but wrote no {host.name}")
+        return
+    if (why := opencl_unavailable()) is not None:
+        steps.fail("opencl", f"no OpenCL runtime: {why}")
+        return
+    exe = out_dir / cfg.source.stem
+    try:
+        with steps.step("opencl build"):
+            # the original's own folder too: its quoted #includes are found there, and so here
+            include_dirs = (*cfg.include_dirs, str(cfg.source.resolve().parent))
+            build_opencl(host, exe, c_sources=cfg.extra_c_sources, include_dirs=include_dirs,
+                         defines=cfg.all_defines, timeout=cfg.compile_timeout)
+    except BuildError as exc:
+        steps.fail("opencl build", exc.stderr)
+        return
+    with steps.step("run opencl"):
+        proc = run_opencl(exe, cfg.program_args, timeout=cfg.run_timeout)
+    (out_dir.parent / "opencl.stderr").write_text(proc.stderr)
+    actual = _dump_of(steps, "run opencl", proc)
+    if actual is not None:
+        rtol, atol = tolerance_for(cfg.data_type)
+        mismatches["opencl"] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
 
 
 def _run_original(cfg: VerifyConfig, flags: list[str], workdir: Path, name: str, compiler: tuple[str, ...],

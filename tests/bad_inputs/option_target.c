@@ -1,5 +1,5 @@
-// args: --target opencl
-// expect: option: invalid choice: 'opencl'
+// args: --target hip
+// expect: option: invalid choice: 'hip'
 #include <math.h>
 void f(int n, double B[100])
 {

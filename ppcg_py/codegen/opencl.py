@@ -1,0 +1,288 @@
+"""The `print` stage for `--target=opencl`: NAME_host.c and NAME_kernel.cl.
+
+The AST is the CUDA target's; only its printing differs. The host file is the
+input, each SCoP replaced by OpenCL host code: a device, context, queue and the
+program built from NAME_kernel.cl (found beside the executable or in the working
+directory, or embedded as a string), one buffer per device array, the same
+transfers as CUDA's (`clEnqueueWriteBuffer(Rect)` / `clEnqueueReadBuffer(Rect)`),
+each launch as `clSetKernelArg` and `clEnqueueNDRangeKernel` (global size = grid
+× block, local size = block, x innermost as in CUDA), and every call checked. Its
+helpers are static functions in the host file: it needs only a C compiler and
+`-lOpenCL`. The kernels are the CUDA kernels' bodies with OpenCL C's spellings
+(`get_group_id`, `__local`, `barrier`).
+
+Variable-length array parameters need nothing special here: the host file stays C
+(CUDA's host file is C++, which rejects them, hence its wrapper functions).
+"""
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import islpy as isl
+from pycparser import c_ast
+
+from ..memory import DeviceArray, KernelMemory, MemoryPlan
+from ..options import Options
+from ..schedule import ScheduledScop
+from . import GeneratedFiles, _Argument, _Calls, _count, _grid_sizes, _host_locals, _kernel_arguments, _mul
+from . import _pointer_type, _product, _sizeof, _templates, array_extents
+from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
+from .expr import c_expr, c_node, integer, is_constant, param_node
+from .expr import call as call_node
+from .printer import AstPrinter, c_lines, c_text, declaration
+
+if TYPE_CHECKING:
+    import jinja2
+
+__all__ = ["generate_opencl"]
+
+# C's float (and long double) variants of the math functions: OpenCL C has only
+# the overloaded names (`sqrt` of a float is the float square root, as in CUDA).
+_MATH = ("acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh erf erfc exp exp2 expm1 fabs "
+         "fdim floor fma fmax fmin fmod hypot ilogb ldexp lgamma log log10 log1p log2 logb nextafter pow "
+         "remainder rint round sin sinh sqrt tan tanh tgamma trunc").split()
+_RENAMED = {f"{name}{suffix}": name for name in _MATH for suffix in ("f", "l")}
+
+
+def generate_opencl(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan, ScopAst]],
+                    options: Options, *, on_host: Sequence[int] = ()) -> GeneratedFiles:
+    """NAME_host.c (the input with each SCoP replaced by OpenCL host code) and NAME_kernel.cl."""
+    templates = _templates()
+    stem = os.path.splitext(os.path.basename(source_path))[0]
+    kernel_name = f"{stem}_kernel.cl"
+    lines = source_text.splitlines()
+    kernels: list[dict] = []
+    replacements = []
+    for scheduled, memory, ast in scops:
+        scop = scheduled.scop
+        indent = re.match(r"\s*", lines[scop.start_line - 1]).group(0)
+        host_lines, texts = _scop_code(scheduled, memory, ast, indent, options, templates, kernel_name)
+        kernels += texts
+        replacements.append((scop.start_line, scop.end_line, host_lines))
+    for start in on_host:
+        pragma = lines[start - 1]
+        indent = re.match(r"\s*", pragma).group(0)
+        replacements.append((start, start, [f"{indent}/* ppcg-py: this SCoP runs on the host, as its original C code */",
+                                            pragma]))
+    for start, end, host_lines in sorted(replacements, reverse=True):
+        lines[start - 1:end] = host_lines
+    source = os.path.basename(source_path)
+    kernel = templates.get_template("kernel.cl.j2").render(
+        source=source, host=f"{stem}_host.c", kernels=kernels, includes=options.opencl_include_files,
+        fp64=any(re.search(r"\bdouble\b", " ".join([k["parameters"], *k["body"]])) for k in kernels))
+    prologue = templates.get_template("opencl_host.c.j2").render(
+        source=source, kernel_file=kernel_name,
+        embedded=_string_literal(kernel) if options.opencl_embed_kernel_code else None)
+    host = prologue + "\n".join(lines) + "\n"
+    return GeneratedFiles(f"{stem}_host.c", kernel_name, "", host, kernel, "")
+
+
+def _string_literal(text: str) -> str:
+    """`text` as a C string literal, one source line per line of text."""
+    escaped = [line.replace("\\", "\\\\").replace('"', '\\"').replace("\t", "\\t") for line in text.split("\n")]
+    if escaped and escaped[-1] == "":
+        escaped.pop()
+    return "\n".join(f'  "{line}\\n"' for line in escaped) or '  ""'
+
+
+def _free_name(base: str, taken: set[str]) -> str:
+    """A suffix for `dev_` + suffix (and + `_kernel`) that no device array's name gives."""
+    while base in taken or f"{base}_kernel" in taken:
+        base += "_"
+    return base
+
+
+def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, indent: str, options: Options,
+               templates: jinja2.Environment, kernel_file: str) -> tuple[list[str], list[dict]]:
+    scop = scheduled.scop
+    prefix = scheduled.names.device
+    extents = array_extents(scheduled)
+    nonempty = scop.domain.params().intersect(scop.context).coalesce()
+    state = prefix + _free_name("ocl", {dev.array.name for dev in memory.arrays})
+    queue = c_ast.StructRef(c_ast.ID(state), ".", c_ast.ID("queue"))
+    transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], prefix, nonempty, queue,
+                                                   to_device=way)
+                 for dev in memory.arrays for way in (True, False)}
+    host_calls = _Calls(ast, extents, transfers, frozenset())
+    kernel_calls = _KernelCalls(ast, extents, transfers, frozenset())
+    kernels: list[dict] = []
+    functions: list[str] = []     # the kernel functions this SCoP launches, by index of their cl_kernel
+    variants: dict[str, list[tuple[list[str], str]]] = {}
+
+    def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
+        launch = ast.launches[mark.get_annotation().get_name()]
+        args = _kernel_arguments(scheduled, memory, launch, frozenset())
+        declarations = c_lines(_declarations(memory.kernel(name)), "  ")
+        body = declarations + ([""] if declarations else []) + \
+            c_lines(AstPrinter(kernel_calls.statements).statements(launch.body), "  ")
+        parameters = ", ".join(_kernel_parameter(a) for a in args) or "void"
+        seen = variants.setdefault(name, [])   # one function per distinct body, as for CUDA
+        if (body, parameters) not in seen:
+            seen.append((body, parameters))
+            function = name if len(seen) == 1 else f"{name}_{len(seen) - 1}"
+            kernels.append({"name": function, "parameters": parameters, "id_lines": _id_lines(launch),
+                            "body": body})
+        variant = seen.index((body, parameters))
+        function = name if variant == 0 else f"{name}_{variant}"
+        if function not in functions:
+            functions.append(function)
+        handle = c_ast.ArrayRef(c_ast.ID(f"{state}_kernel"), integer(functions.index(function)))
+        return _launch(launch, handle, args, queue)
+
+    body = c_lines(AstPrinter(host_calls.statements, on_mark).statements(ast.root), indent + "    ")
+    guard_expr = isl.AstBuild.from_context(scop.context).expr_from_set(nonempty)
+    devices = [{"type": dev.array.element_type, "device": prefix + dev.array.name,
+                "bytes": c_text(_mul(_product(extents[dev.array.name]) if extents[dev.array.name] else integer(1),
+                                     _sizeof(dev.array.element_type)))}
+               for dev in memory.arrays]
+    host = templates.get_template("opencl_scop.c.j2").render(
+        i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
+        devices=devices, body=body, guard=c_expr(guard_expr), locals=_host_locals(scheduled),
+        where="on the OpenCL device" if scheduled.kernels else "on the host (no parallelism)",
+        state=state, functions=functions, opencl=bool(functions or devices), kernel_file=kernel_file,
+        options=_c_string(options.opencl_compiler_options), use_gpu=int(options.opencl_use_gpu))
+    return host.rstrip("\n").split("\n"), kernels
+
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+class _KernelCalls(_Calls):
+    """A kernel's statements in OpenCL C: C's float math names become the overloaded
+    ones, and a barrier is OpenCL's."""
+
+    def statements(self, key: str, loops: dict[str, tuple]) -> list[c_ast.Node]:
+        call = self.ast.calls[key]
+        if not isinstance(call, StatementCall | CopyCall | TransferCall):   # a barrier
+            return [call_node("barrier", c_ast.ID("CLK_LOCAL_MEM_FENCE"))]
+        nodes = super().statements(key, loops)
+        if isinstance(call, StatementCall):
+            for node in nodes:
+                _MathNames().visit(node)
+        return nodes
+
+
+class _MathNames(c_ast.NodeVisitor):
+    def visit_FuncCall(self, node: c_ast.FuncCall) -> None:
+        if isinstance(node.name, c_ast.ID) and node.name.name in _RENAMED:
+            node.name = c_ast.ID(_RENAMED[node.name.name])
+        self.generic_visit(node)
+
+
+def _declarations(memory: KernelMemory) -> list[c_ast.Node]:
+    """The kernel's `__local` (CUDA's shared) and private buffers."""
+    return [declaration(g.name, None, type_name=g.element_type, dims=g.shape,
+                        storage=("__local",) if g.placement == "shared" else ())
+            for placement in ("shared", "private") for g in memory.groups if g.placement == placement]
+
+
+def _kernel_parameter(arg: _Argument) -> str:
+    """A device array is `__global T *A`; the rest as in CUDA."""
+    text = c_text(arg.declaration)
+    return f"__global {text}" if isinstance(arg.declaration.type, c_ast.PtrDecl) else text
+
+
+def _id_lines(launch: Launch) -> list[str]:
+    """`int b0 = get_group_id(1), b1 = get_group_id(0);`: the innermost id is dimension 0."""
+    kernel = launch.kernel
+    lines = []
+    for names, built_in in ((kernel.block_ids, "get_group_id"), (kernel.thread_ids, "get_local_id")):
+        if names:
+            values = [call_node(built_in, integer(axis)) for axis in reversed(range(len(names)))]
+            lines.append(c_text(c_ast.DeclList([declaration(n, v) for n, v in zip(names, values)])) + ";")
+    return lines
+
+
+def _check(call: c_ast.Node) -> c_ast.Node:
+    return call_node("openclCheckReturn", call)
+
+
+def _size_array(name: str, values: list[c_ast.Node]) -> c_ast.Decl:
+    """`size_t name[n] = {values};`"""
+    declared = c_ast.ArrayDecl(c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(["size_t"])),
+                               integer(len(values)), [])
+    return c_ast.Decl(name, [], [], [], [], declared, c_ast.InitList(values), None)
+
+
+def _size_t(node: c_ast.Node) -> c_ast.Node:
+    return c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(["size_t"]))),
+                      node)
+
+
+def _launch(launch: Launch, handle: c_ast.Node, args: list[_Argument], queue: c_ast.Node) -> list[c_ast.Node]:
+    """The arguments and the launch of one kernel, under the launch's guard: global size
+    grid × block and local size block, dimension 0 the innermost (CUDA's x)."""
+    kernel = launch.kernel
+    k = f"k{kernel.index}"
+    block = [integer(b) for b in reversed(kernel.sizes.block)] or [integer(1)]
+    grid = list(reversed(_grid_sizes(launch))) or [integer(1)]
+    dims = max(len(block), len(grid))
+    block += [integer(1)] * (dims - len(block))
+    grid += [integer(1)] * (dims - len(grid))
+    total = [_mul(_size_t(g) if not isinstance(g, c_ast.Constant) else g, b) for g, b in zip(grid, block)]
+    body: list[c_ast.Node] = [_size_array(f"{k}_local", block), _size_array(f"{k}_global", total)]
+    for index, arg in enumerate(args):
+        decl = arg.declaration
+        size = _sizeof("cl_mem") if isinstance(decl.type, c_ast.PtrDecl) else _sizeof(" ".join(decl.type.type.names))
+        body.append(_check(call_node("clSetKernelArg", handle, integer(index), size,
+                                     c_ast.UnaryOp("&", arg.value))))
+    body.append(_check(call_node("clEnqueueNDRangeKernel", queue, handle, integer(dims), c_ast.ID("NULL"),
+                                 c_ast.ID(f"{k}_global"), c_ast.ID(f"{k}_local"), integer(0), c_ast.ID("NULL"),
+                                 c_ast.ID("NULL"))))
+    guard = c_node(launch.guard)
+    if is_constant(guard, 1):
+        return [c_ast.Compound(body)]
+    return [c_ast.If(guard, c_ast.Compound(body), None)]
+
+
+def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context: isl.Set, queue: c_ast.Node,
+              *, to_device: bool) -> list[c_ast.Node]:
+    """The copy of one box of an array, as the CUDA target's `_transfer`: one dimension a
+    contiguous range, more a rectangle over the two outer dimensions (inner ones whole),
+    guarded by where the box exists. Every copy blocks (the queue is in order)."""
+    if not (dev.copy_in if to_device else dev.copy_out):
+        return []
+    arr = dev.array
+    box = dev.in_box if to_device else dev.out_box
+    buffer, element = c_ast.ID(prefix + arr.name), _sizeof(arr.element_type)
+    way = "Write" if to_device else "Read"
+    if arr.is_scalar:
+        return [_check(call_node(f"clEnqueue{way}Buffer", queue, buffer, c_ast.ID("CL_TRUE"), integer(0), element,
+                                 c_ast.UnaryOp("&", c_ast.ID(arr.name)), integer(0), c_ast.ID("NULL"),
+                                 c_ast.ID("NULL")))]
+    known = context.align_params(box[0][0].get_space()).params()
+    where = box[0][0].domain().gist(known)
+    if where.intersect(known.align_params(where.get_space())).is_empty():
+        return []
+    (lo0, hi0), *rest = [(param_node(lo, context), param_node(hi, context)) for lo, hi in box]
+    host = c_ast.Cast(_pointer_type(arr.element_type), c_ast.ID(arr.name))
+    inner = _product(extents[2:]) if extents[2:] else integer(1)
+    rows = _count(lo0, hi0)
+    if not rest:
+        offset = lo0
+        host_start = host if is_constant(offset, 0) else c_ast.BinaryOp("+", host, offset)
+        copy = call_node(f"clEnqueue{way}Buffer", queue, buffer, c_ast.ID("CL_TRUE"), _mul(offset, element),
+                         _mul(rows, element), host_start, integer(0), c_ast.ID("NULL"), c_ast.ID("NULL"))
+    else:
+        lo1, hi1 = rest[0]
+        pitch = _mul(_mul(extents[1], inner), element)
+        origin = _size_literal([_mul(_mul(lo1, inner), element), lo0, integer(0)])
+        region = _size_literal([_mul(_mul(_count(lo1, hi1), inner), element), rows, integer(1)])
+        copy = call_node(f"clEnqueue{way}BufferRect", queue, buffer, c_ast.ID("CL_TRUE"), origin, origin, region,
+                         pitch, integer(0), pitch, integer(0), host, integer(0), c_ast.ID("NULL"), c_ast.ID("NULL"))
+    statement = _check(copy)
+    condition = c_node(isl.AstBuild.from_context(context).expr_from_set(where.align_params(context.get_space())))
+    if is_constant(condition, 1):
+        return [statement]
+    return [c_ast.If(condition, c_ast.Compound([statement]), None)]
+
+
+def _size_literal(values: list[c_ast.Node]) -> c_ast.Node:
+    """`(size_t [3]) {a, b, c}` (C99)."""
+    array = c_ast.ArrayDecl(c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(["size_t"])), integer(len(values)),
+                            [])
+    return c_ast.CompoundLiteral(c_ast.Typename(None, [], None, array), c_ast.InitList(values), [])

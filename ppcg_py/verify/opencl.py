@@ -1,0 +1,85 @@
+"""Building and running the `--target=opencl` output on a real OpenCL runtime.
+
+The host file is C: gcc builds it with `-lOpenCL`, and the program builds its
+kernels (NAME_kernel.cl, beside it) when it runs. Debian's PoCL
+(`pocl-opencl-icd`, with `ocl-icd-opencl-dev` for the headers and the loader)
+runs OpenCL on the CPU; `make opencl` installs both.
+"""
+
+from __future__ import annotations
+
+import functools
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from .tools import BuildError, preprocessor_flags, run_tool
+
+__all__ = ["CC", "CFLAGS", "build_opencl", "opencl_unavailable", "run_opencl"]
+
+CC = "gcc"
+CFLAGS = ("-O1", "-std=gnu99")
+INSTALL_HINT = "apt-get install pocl-opencl-icd ocl-icd-opencl-dev, or make opencl"
+
+_PROBE = """\
+#define CL_TARGET_OPENCL_VERSION 120
+#include <CL/cl.h>
+#include <stdio.h>
+int main(void)
+{
+  cl_platform_id platform;
+  cl_device_id device;
+  cl_uint platforms = 0, devices = 0;
+  if (clGetPlatformIDs(1, &platform, &platforms) != CL_SUCCESS || platforms == 0) {
+    puts("no OpenCL platform (is an ICD such as pocl-opencl-icd installed?)");
+    return 1;
+  }
+  if (clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, &devices) != CL_SUCCESS || devices == 0) {
+    puts("the OpenCL platform has no device");
+    return 1;
+  }
+  return 0;
+}
+"""
+
+
+@functools.cache
+def opencl_unavailable() -> str | None:
+    """Why no OpenCL program can be built and run here, or None when one can: a small
+    program that includes CL/cl.h, links -lOpenCL and finds a device."""
+    with tempfile.TemporaryDirectory(prefix="ppcg-opencl-probe-") as tmp:
+        source, exe = Path(tmp) / "probe.c", Path(tmp) / "probe"
+        source.write_text(_PROBE)
+        try:
+            run_tool([CC, source, "-o", exe, "-lOpenCL"], timeout=120)
+        except BuildError as exc:
+            first = next((line for line in exc.stderr.splitlines() if "error" in line), exc.stderr.strip())
+            return f"cannot build an OpenCL program ({first.strip()[:200]}); {INSTALL_HINT}"
+        try:
+            proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, check=False)
+        except subprocess.TimeoutExpired:
+            return "finding an OpenCL device timed out"
+        if proc.returncode != 0:
+            return f"{(proc.stdout + proc.stderr).strip() or 'no OpenCL device'}; {INSTALL_HINT}"
+    return None
+
+
+def build_opencl(host: Path, exe: Path, *, c_sources: Sequence[str | Path], include_dirs: Sequence[str],
+                 defines: Sequence[str], cflags: Sequence[str] = CFLAGS, timeout: float = 900) -> Path:
+    """gcc HOST C_SOURCES -lOpenCL -lm -o EXE; BuildError on failure."""
+    run_tool([CC, *cflags, *preprocessor_flags(include_dirs, defines), host, *c_sources, "-o", exe,
+              "-lOpenCL", "-lm"], timeout=timeout)
+    return exe
+
+
+def run_opencl(exe: Path, args: Sequence[str] = (), *, timeout: float = 300,
+               keep_stderr: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run the program from its folder (where NAME_kernel.cl is); a timeout is exit status 124."""
+    argv = [str(exe), *args]
+    try:
+        return subprocess.run(argv, cwd=exe.parent, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE if keep_stderr else subprocess.DEVNULL,
+                              text=True, timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(argv, 124, "", f"timed out after {timeout:g} s")
