@@ -5,7 +5,8 @@ values are primes of at least 5, so no loop extent is a multiple of a tile size:
 partial tiles, grid wrap-around and blocks larger than the work are the rule.
 A `--ctx` is only ever one the program's actual parameter values satisfy.
 A quarter of the cases are compiled for the C target (`--target=c --openmp`, half
-of them with `--tile`), the others for CUDA.
+of them with `--tile`), a fifth for OpenCL (run on PoCL; as CUDA where no OpenCL
+runtime is installed, see runner.run_file), the others for CUDA.
 """
 from __future__ import annotations
 
@@ -54,6 +55,9 @@ def random_options(seed: int | str, program: Program) -> tuple[str, ...]:
         args += ["--ctx", f"[{names}] -> {{ : {name} >= {rng.randint(1, value)} }}"]
     # the target last, from a generator of its own: the CUDA options of a seed stay what they were
     target = random.Random(f"target:{seed}")
-    if target.random() < 0.25:   # the C target (verified with 1, 2, 4 threads); the CUDA options are ignored
+    roll = target.random()
+    if roll < 0.25:   # the C target (verified with 1, 2, 4 threads); the CUDA options are ignored
         args += ["--target=c", "--openmp", *(["--tile"] if target.random() < 0.5 else [])]
+    elif roll < 0.45:   # OpenCL: the same kernels as CUDA, printed for an OpenCL runtime
+        args += ["--target=opencl"]
     return tuple(args)

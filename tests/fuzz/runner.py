@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Iterator
 
 from ppcg_py.verify.harness import VerifyConfig, VerifyReport, verify
+from ppcg_py.verify.opencl import opencl_unavailable
 
 from .program import CastTo, Local, Num, Program, walk_nodes
 
@@ -229,10 +230,12 @@ def run_file(source: Path, args: tuple[str, ...], data_type: str, workdir: Path,
     """Verify one C file compiled with `args`; classify the result."""
     source = Path(source).resolve()
     calls: list[subprocess.CompletedProcess[str]] = []
+    if "--target=opencl" in args and opencl_unavailable() is not None:
+        args = tuple(a for a in args if a != "--target=opencl")    # no OpenCL runtime here: as CUDA
+    target = "c" if "--target=c" in args else "opencl" if "--target=opencl" in args else "cuda"
     cfg = VerifyConfig(source=source, ppcg_args=tuple(args), use_nvcc=use_nvcc, data_type=data_type,
                        orders=("forward", "reverse"), run_timeout=run_timeout,
-                       compile_timeout=compile_timeout, cxx_reference=True,
-                       target="c" if "--target=c" in args else "cuda")
+                       compile_timeout=compile_timeout, cxx_reference=True, target=target)
     start = time.perf_counter()
     report = verify(cfg, Path(workdir).resolve() / "verify", compiler=_compiler(root, calls, cpu_limit))
     seconds = time.perf_counter() - start
