@@ -11,7 +11,6 @@ loops, so each thread has its own.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -25,6 +24,7 @@ from .ast import ScopAst, StatementCall, Subscript
 from .expr import c_expr, c_node
 from .printer import AstPrinter, c_lines, c_text, declaration
 from .statements import instance, subscripted
+from .source import indent_of, spliced
 
 __all__ = ["CFile", "build_c_ast", "generate_c"]
 
@@ -94,15 +94,9 @@ def generate_c(source_path: str, source_text: str, scops: list[tuple[ScheduledSc
     replacements = []
     for scheduled, ast in scops:
         scop = scheduled.scop
-        indent = re.match(r"\s*", lines[scop.start_line - 1]).group(0)
+        indent = indent_of(lines[scop.start_line - 1])
         replacements.append((scop.start_line, scop.end_line, _scop_code(scheduled, ast, indent, tiled)))
-    for start in on_host:
-        pragma = lines[start - 1]
-        indent = re.match(r"\s*", pragma).group(0)
-        replacements.append((start, start, [f"{indent}/* ppcg-py: this SCoP keeps its original C code */",
-                                            pragma]))
-    for start, end, code in sorted(replacements, reverse=True):
-        lines[start - 1:end] = code
+    lines = spliced(lines, replacements, on_host, "ppcg-py: this SCoP keeps its original C code")
     source = os.path.basename(source_path)
     stem = os.path.splitext(source)[0]
     return CFile(f"{stem}.ppcg.c", HELPERS.format(source=source) + "\n".join(lines) + "\n")

@@ -33,6 +33,7 @@ from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
 from .expr import c_expr, c_node, integer, is_constant, param_node
 from .expr import call as call_node
 from .printer import AstPrinter, c_lines, c_text, declaration
+from .source import indent_of, spliced
 
 if TYPE_CHECKING:
     import jinja2
@@ -58,17 +59,11 @@ def generate_opencl(source_path: str, source_text: str, scops: list[tuple[Schedu
     replacements = []
     for scheduled, memory, ast in scops:
         scop = scheduled.scop
-        indent = re.match(r"\s*", lines[scop.start_line - 1]).group(0)
+        indent = indent_of(lines[scop.start_line - 1])
         host_lines, texts = _scop_code(scheduled, memory, ast, indent, options, templates, kernel_name)
         kernels += texts
         replacements.append((scop.start_line, scop.end_line, host_lines))
-    for start in on_host:
-        pragma = lines[start - 1]
-        indent = re.match(r"\s*", pragma).group(0)
-        replacements.append((start, start, [f"{indent}/* ppcg-py: this SCoP runs on the host, as its original C code */",
-                                            pragma]))
-    for start, end, host_lines in sorted(replacements, reverse=True):
-        lines[start - 1:end] = host_lines
+    lines = spliced(lines, replacements, on_host)
     source = os.path.basename(source_path)
     kernel = templates.get_template("kernel.cl.j2").render(
         source=source, host=f"{stem}_host.c", kernels=kernels, includes=options.opencl_include_files,

@@ -86,6 +86,17 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
     return schedule
 
 
+def scheduling_start(scop: Scop, options: Options, diagnostics: Diagnostics):
+    """What every target's scheduler starts from: the dependences, the `--sizes`, names
+    that avoid the program's, the variables whose order is fixed (the arrays), and
+    those whose live ranges may be reordered (the scalars)."""
+    deps = compute_dependences(scop, options.dataflow_max_operations, diagnostics, options.live_range_reordering)
+    sizes = parse_sizes(options.sizes, scop.ctx) if options.sizes else None
+    names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
+    fixed = frozenset(a.name for a in scop.arrays if not a.is_scalar)
+    return deps, sizes, names, fixed, frozenset(a.name for a in scop.arrays) - fixed
+
+
 def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
                   diagnostics: Diagnostics | None = None) -> ScheduledScop:
     """Dependences, isl's schedule, kernels, and the scalars each kernel keeps per thread.
@@ -95,11 +106,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     scalar between threads that need copies of their own, that scalar is fixed too
     and the SCoP scheduled again: rare, and at most once per scalar."""
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
-    deps = compute_dependences(scop, options.dataflow_max_operations, diagnostics, options.live_range_reordering)
-    sizes = parse_sizes(options.sizes, scop.ctx) if options.sizes else None
-    names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
-    fixed = frozenset(a.name for a in scop.arrays if not a.is_scalar)
-    reorderable = frozenset(a.name for a in scop.arrays) - fixed
+    deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
         schedule = absorb_loop_free(schedule, _every_dependence(deps), host_statements(scop))

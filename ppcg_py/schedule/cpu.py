@@ -24,12 +24,10 @@ import islpy as isl
 
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
-from ..names import Names
 from ..options import Options
-from . import ScheduledScop, compute_schedule
-from .dependences import compute_dependences
+from . import ScheduledScop, compute_schedule, scheduling_start
 from .private import changed_values, privatize
-from .sizes import kernel_sizes, parse_sizes
+from .sizes import kernel_sizes
 
 NT = isl.schedule_node_type
 MARK = "omp_parallel"
@@ -63,11 +61,7 @@ class _Walk:
 def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | None = None) -> ScheduledScop:
     """Dependences, isl's schedule, tiling, the parallel loops and their private scalars."""
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
-    deps = compute_dependences(scop, options.dataflow_max_operations, diagnostics, options.live_range_reordering)
-    sizes = parse_sizes(options.sizes, scop.ctx) if options.sizes else None
-    names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
-    fixed = frozenset(a.name for a in scop.arrays if not a.is_scalar)
-    reorderable = frozenset(a.name for a in scop.arrays) - fixed
+    deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
         walk = _Walk(options, sizes)
