@@ -186,7 +186,26 @@ def test_float_math_uses_the_overloaded_names(tmp_path):
     _, kernel = _compile(tmp_path, _source(tmp_path, FLOAT_MATH, data_type="float"))
     assert "sqrt(" in kernel and "fabs(" in kernel and "exp(" in kernel
     assert not re.search(r"\b(sqrtf|fabsf|expf)\(", kernel)
+    assert "sqrt((float) " in kernel          # C's sqrtf converts its argument to float
     assert "cl_khr_fp64" not in kernel
+
+
+def test_double_math_converts_its_arguments_as_c_does(tmp_path):
+    """C's `fabs(i)` of an int computes in double, where OpenCL's overloads would not
+    know which to pick; `sin(x)` of a float is `sinf` here by design (the front end's
+    float math, as for CUDA), which converts its argument to float."""
+    program = """
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      B[i][j] = sin(A[i][j]) + sqrt(fabs(i - 9));
+#pragma endscop
+}
+"""
+    _, kernel = _compile(tmp_path, _source(tmp_path, program, data_type="float"))
+    assert re.search(r"sin\(\(float\) ", kernel) and re.search(r"fabs\(\(double\) \(", kernel)
+    assert "cl_khr_fp64" in kernel
 
 
 def test_embedded_kernel_source(tmp_path):

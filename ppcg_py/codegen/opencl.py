@@ -162,10 +162,27 @@ class _KernelCalls(_Calls):
 
 
 class _MathNames(c_ast.NodeVisitor):
+    """C's math calls with C's meaning: each argument converted to the type of C's
+    parameter (`sin(x)` of a float x, or `fabs(i)` of an int, computes in double in C;
+    OpenCL's overloads would pick float, or reject the int as ambiguous: fuzz 16:104),
+    and the float (`sinf`) and long double names replaced by the overloaded ones."""
+
     def visit_FuncCall(self, node: c_ast.FuncCall) -> None:
-        if isinstance(node.name, c_ast.ID) and node.name.name in _RENAMED:
-            node.name = c_ast.ID(_RENAMED[node.name.name])
         self.generic_visit(node)
+        if not isinstance(node.name, c_ast.ID) or node.args is None:
+            return
+        name = node.name.name
+        if name in _RENAMED:
+            node.name = c_ast.ID(_RENAMED[name])
+        if name in _MATH or name in _RENAMED:
+            real = "float" if name.endswith("f") and name in _RENAMED else "double"
+            node.args.exprs = [arg if (name.startswith("ldexp") and k == 1) else _cast(real, arg)
+                               for k, arg in enumerate(node.args.exprs)]
+
+
+def _cast(type_name: str, expr: c_ast.Node) -> c_ast.Cast:
+    return c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None, c_ast.IdentifierType([type_name]))),
+                      expr)
 
 
 def _declarations(memory: KernelMemory) -> list[c_ast.Node]:

@@ -20,7 +20,7 @@ from .options import random_options
 from .patterns import PATTERNS, patterns
 from .program import Program
 from .render import render
-from .runner import AS_CXX, ON_HOST, ROOT, Outcome, data_type_of, run_case
+from .runner import AS_CXX, ON_HOST, OPENCL_MATH, ROOT, Outcome, data_type_of, run_case
 from .shrink import shrink
 
 
@@ -158,6 +158,7 @@ def summarise(records: list[dict], wall: float) -> dict:
             "patterns": {name: found[name] for name in PATTERNS},
             "pass_as_cxx": sum(r["verdict"] == "pass" and r["detail"] == AS_CXX for r in records),
             "pass_on_host": sum(r["verdict"] == "pass" and r["detail"] == ON_HOST for r in records),
+            "pass_opencl_math": sum(r["verdict"] == "pass" and r["detail"] == OPENCL_MATH for r in records),
             "failures": failures, "wall_seconds": round(wall, 1),
             "mean_seconds_per_program": round(sum(seconds) / max(1, len(seconds)), 2),
             "mean_cpu_seconds_per_program": round(sum(cpu) / max(1, len(cpu)), 2)}
@@ -174,6 +175,9 @@ def format_summary(summary: dict) -> str:
                      "as C++ (the device's float math overloads)")
     if summary.get("pass_on_host"):
         lines.append(f"  of the passes, {summary['pass_on_host']} left SCoPs on the host after running out of time")
+    if summary.get("pass_opencl_math"):
+        lines.append(f"  of the passes, {summary['pass_opencl_math']} differ from C only on the OpenCL runtime, whose "
+                     "kernels call its math functions (the same compilation for CUDA matches C)")
     for verdict, n in sorted(v.items()):
         if verdict not in ("pass", "rejection"):
             lines.append(f"  {verdict}: {n}")

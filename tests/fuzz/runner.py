@@ -3,7 +3,11 @@
 Verdicts:
   pass        the harness found the same arrays in every thread order (detail AS_CXX:
               those of the original built as C++, not as C; see ppcg_py.verify.harness;
-              detail ON_HOST: ppcg-py ran out of time and left SCoPs on the host)
+              detail ON_HOST: ppcg-py ran out of time and left SCoPs on the host;
+              detail OPENCL_MATH: the OpenCL output differs from C, its kernels call
+              math functions, and the same compilation for CUDA, which the emulation
+              runs with the host's math library, matches: the OpenCL runtime's
+              functions (PoCL's cos is not glibc's to the last bit, fuzz 16:104))
   rejection   ppcg-py refused the program with one located error line (fine)
   ice         internal compiler error / traceback (a bug)
   crash       ppcg-py died (signal) or gave an unexpected exit status
@@ -38,6 +42,7 @@ FAILURES = ("ice", "crash", "bad-error", "timeout", "nvcc", "build", "run-crash"
 ROOT = Path(__file__).resolve().parents[2]
 AS_CXX = "as C++"
 ON_HOST = "on the host"
+OPENCL_MATH = "OpenCL math"
 _LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.+)$")
 _OPTION = re.compile(r"^(?:ppcg-py: )?error: (?P<msg>--?[\w-]+.*)$")
 
@@ -244,4 +249,21 @@ def run_file(source: Path, args: tuple[str, ...], data_type: str, workdir: Path,
         outcome = classify_report(report)
         if outcome.verdict == "pass" and "SCoP left on the host" in calls[-1].stderr:
             outcome = Outcome("pass", ON_HOST, calls[-1].stderr)
+    if outcome.verdict == "mismatch" and target == "opencl" and _calls_math(workdir / "verify" / "generated"):
+        as_cuda = run_file(source, tuple(a for a in args if a != "--target=opencl"), data_type, workdir / "cuda",
+                           use_nvcc=use_nvcc, root=root, compile_timeout=compile_timeout,
+                           run_timeout=run_timeout, cpu_limit=cpu_limit)
+        if as_cuda.verdict == "pass":
+            outcome = Outcome("pass", OPENCL_MATH, "the same compilation for CUDA matches C; on the OpenCL "
+                              "runtime, whose kernels call its math functions:\n" + outcome.message)
     return Outcome(outcome.verdict, outcome.detail, outcome.message, seconds, dict(report.timings))
+
+
+_MATH_CALL = re.compile(r"\b(?:a?sinh?|a?cosh?|a?tanh?|atan2|exp2?|expm1|log(?:2|10|1p)?|pow|sqrt|cbrt|hypot|erfc?|"
+                        r"[lt]gamma)\s*\(")
+
+
+def _calls_math(generated: Path) -> bool:
+    """Whether an OpenCL kernel file in `generated` calls a math function that OpenCL
+    computes within some ulps (floor, fabs, fmax and the like are exact)."""
+    return any(_MATH_CALL.search(cl.read_text()) for cl in generated.glob("*_kernel.cl"))
