@@ -80,7 +80,8 @@ class ScopBuilder:
         try:
             yield
         except CompileError as err:
-            renamed = sorted(((u, l.source_name) for u, l in self.locals.items() if u != l.source_name),
+            renamed = sorted([(u, l.source_name) for u, l in self.locals.items() if u != l.source_name]
+                             + [pair for call in self.inlined for pair in call.renamed],
                              key=lambda pair: -len(pair[0]))
             for unique, source in renamed:
                 err.message = re.sub(rf"\b{re.escape(unique)}\b", source, err.message)

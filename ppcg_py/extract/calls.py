@@ -71,6 +71,7 @@ class Inlined:
     first_line: int
     last_line: int
     call_line: int
+    renamed: tuple[tuple[str, str], ...] = ()   # (fresh name, name in the callee)
 
     def covers(self, err: CompileError) -> bool:
         return err.file == self.file and err.line is not None and self.first_line <= err.line <= self.last_line
@@ -107,6 +108,7 @@ class _Inliner:
                  typedefs: dict[str, c_ast.Node], taken: set[str], inlined: list[Inlined]) -> None:
         self.functions, self.symbols, self.typedefs, self.taken = functions, symbols, typedefs, taken
         self.inlined = inlined
+        self.local_types: dict[str, str] = {}   # element types of the fresh locals
         self.scop_locals: set[str] = set()
 
     # -- statements -----------------------------------------------------------
@@ -197,9 +199,6 @@ class _Inliner:
             raise CompileError.at(where, f"recursive call to '{name}' (a function called in a SCoP is "
                                   "inlined there, so it cannot call itself)")
         fdef = self.functions.definitions[name]
-        self.inlined.append(Inlined(name, fdef.coord.file if fdef.coord else None,
-                                    fdef.coord.line if fdef.coord else 0, _last_line(fdef),
-                                    where.line if where else 0))
         formals = _formals(fdef)
         if formals is None:
             raise CompileError.at(where, f"call to '{name}', which takes a variable number of arguments")
@@ -214,6 +213,9 @@ class _Inliner:
         own = _declared_names(body) | {f.name for f in formals}
         self._check_globals(body, result, own, name, where)
         renames = {n: self._fresh(n) for n in _declared_names(body)}
+        for decl in nodes_of(body, c_ast.Decl):
+            if decl.name in renames:
+                self._remember(renames[decl.name], decl)
         setup: list[c_ast.Node] = []
         scalars: dict[str, c_ast.Node] = {}
         pointers: dict[str, tuple[_Pointer, c_ast.Node]] = {}
@@ -231,7 +233,7 @@ class _Inliner:
             if vt.is_array:
                 continue
             if formal.name not in assigned and (not has_statements or self._unchanging(actual, pointer_bases)):
-                scalars[formal.name] = _converted(actual, formal.type)
+                scalars[formal.name] = self._converted(actual, formal.type)
                 continue
             if before is None:
                 raise CompileError.at(where, f"call to '{name}' in a loop bound or condition: its body "
@@ -239,7 +241,11 @@ class _Inliner:
                                       "parameters can be called there)")
             local = self._fresh(formal.name)
             renames[formal.name] = local
+            self._remember(local, formal)
             setup.append(_declaration(local, formal, actual))
+        self.inlined.append(Inlined(name, fdef.coord.file if fdef.coord else None,
+                                    fdef.coord.line if fdef.coord else 0, _last_line(fdef),
+                                    where.line if where else 0, tuple((new, old) for old, new in renames.items())))
         parts = [_Substitution(renames, scalars, pointers, name).node(item) for item in body.block_items or []]
         value = _Substitution(renames, scalars, pointers, name).node(result) if result is not None else None
         parts = self.block(parts, stack + (name,))
@@ -253,7 +259,70 @@ class _Inliner:
             before.extend(setup + parts)
         if value is None:
             return None
-        return _converted(value, fdef.decl.type.type)
+        return self._converted(value, fdef.decl.type.type)
+
+    def _converted(self, value: c_ast.Node, type_node: c_ast.Node) -> c_ast.Node:
+        """`(T) value`: a value passed to or returned from a function takes the declared
+        type (no cast where the value has that type already)."""
+        if not isinstance(type_node, c_ast.TypeDecl) or (isinstance(type_node.type, c_ast.IdentifierType)
+                                                         and type_node.type.names == ["void"]):
+            return value
+        try:
+            wanted = resolve(type_node, self.typedefs).base
+        except TypeError_:
+            wanted = None
+        if wanted is not None and self._type_of(value) == wanted:
+            return value
+        to = c_ast.TypeDecl(None, [], None, copy.deepcopy(type_node.type))
+        return c_ast.Cast(c_ast.Typename(None, [], None, to), value, value.coord)
+
+    def _remember(self, name: str, decl: c_ast.Decl) -> None:
+        try:
+            vt = resolve(decl.type, self.typedefs)
+        except TypeError_:
+            return
+        if not vt.is_array:
+            self.local_types[name] = vt.base
+
+    def _type_of(self, node: c_ast.Node) -> str | None:
+        """The C type of a simple expression (int, float, double, or a variable's), or None."""
+        if isinstance(node, c_ast.Constant):
+            value = node.value.lower()
+            if node.type == "int" and not value.endswith(("u", "l")):
+                return "int"
+            if node.type in ("double", "float"):
+                return "float" if value.endswith("f") else None if value.endswith("l") else "double"
+            return None
+        if isinstance(node, c_ast.Cast):
+            try:
+                vt = resolve(node.to_type.type, self.typedefs)
+            except TypeError_:
+                return None
+            return None if vt.is_array else vt.base
+        if isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
+            depth, base = 0, node
+            while isinstance(base, c_ast.ArrayRef):
+                depth, base = depth + 1, base.name
+            if not isinstance(base, c_ast.ID):
+                return None
+            if base.name in self.local_types:
+                return self.local_types[base.name] if depth == 0 else None
+            decl = self.symbols.get(base.name)
+            if decl is None or base.name in self.scop_locals:
+                return None
+            try:
+                vt = resolve(decl.type, self.typedefs)
+            except TypeError_:
+                return None
+            return vt.base if len(vt.dims) == depth else None
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+            return self._type_of(node.expr)
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
+            a, b = self._type_of(node.left), self._type_of(node.right)
+            for kind in ("double", "float", "int"):
+                if kind in (a, b) and {a, b} <= {"double", "float", "int"}:
+                    return kind
+        return None
 
     def _formal_type(self, formal: c_ast.Decl, callee: str) -> VarType:
         try:
@@ -459,15 +528,6 @@ def _declaration(local: str, formal: c_ast.Decl, actual: c_ast.Node) -> c_ast.De
     inner.quals = [q for q in inner.quals if q != "const"]
     return c_ast.Decl(local, [], [], [], [], declared, actual, None, formal.coord)
 
-
-def _converted(value: c_ast.Node, type_node: c_ast.Node) -> c_ast.Node:
-    """`(T) value`: a value passed to or returned from a function takes the declared type."""
-    inner = type_node
-    if not isinstance(inner, c_ast.TypeDecl) or (isinstance(inner.type, c_ast.IdentifierType)
-                                                  and inner.type.names == ["void"]):
-        return value
-    to = c_ast.TypeDecl(None, [], None, copy.deepcopy(inner.type))
-    return c_ast.Cast(c_ast.Typename(None, [], None, to), value, value.coord)
 
 
 def _same_extent(actual: c_ast.Node | None, formal: c_ast.Node | None, bindings: dict[str, c_ast.Node]) -> bool:
