@@ -30,9 +30,10 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from ..diagnostics import CompileError
+from .accesses import PURE_FUNCTIONS
 from .affine import AFFINE_CALLS
 from .c_types import TypeError_, VarType, resolve
 from .c_walk import all_names, nodes_of
@@ -40,8 +41,6 @@ from .regions import Region
 
 # Never inlined, even when the file defines them: the pure math functions (and the
 # integer min/max/floord/ceild of subscripts) are handled by name, as before.
-from .accesses import PURE_FUNCTIONS  # noqa: E402  (after the local imports it needs)
-
 _KEPT_BY_NAME = PURE_FUNCTIONS | AFFINE_CALLS
 
 
@@ -96,6 +95,9 @@ def inline_calls(items: tuple[c_ast.Node, ...], functions: FileFunctions, region
     """The SCoP's statements with every call to a function of the file inlined (the
     region itself is left alone); each call inlined is added to `inlined`, as soon as
     its body is taken, so that an error in it can name it."""
+    if not any(isinstance(call.name, c_ast.ID) and call.name.name in functions.definitions
+               for item in items for call in nodes_of(item, c_ast.FuncCall)):
+        return items
     inliner = _Inliner(functions, region.symbols, typedefs,
                        set(functions.names) | all_names(region.function_node), inlined)
     items = copy.deepcopy(items)
@@ -563,7 +565,6 @@ def _constant(node: c_ast.Node) -> int | None:
 
 
 def _text(node: c_ast.Node) -> str:
-    from pycparser import c_generator
     return c_generator.CGenerator().visit(node)
 
 
