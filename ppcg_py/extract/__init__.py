@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from .builder import ScopBuilder
+from .calls import FileFunctions
 from .c_types import collect_typedefs
 from .model import Access, Array, Scop, Statement
 from .preprocess import parse, preprocess
@@ -29,7 +30,8 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
     """Every SCoP of `path`, in source order."""
     ast = parse(preprocess(path, include_dirs, defines), path)
     typedefs = collect_typedefs(ast)
-    scops = tuple(ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg).build()
+    functions = FileFunctions.of(ast)
+    scops = tuple(ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions).build()
                   for region in find_regions(ast, path))
     return Program(scops, has_vla_parameters(ast))
 

@@ -49,8 +49,8 @@ def statement_accesses(stmt: c_ast.Node, kind_of) -> list[RawAccess]:
     if isinstance(stmt, c_ast.UnaryOp) and stmt.op in ("p++", "p--", "++", "--"):
         return _lvalue(stmt.expr, kind_of, read_too=True)
     if isinstance(stmt, c_ast.FuncCall):
-        raise CompileError.at(stmt.coord, f"{_call_words(stmt)} as a statement "
-                              "(only assignments are allowed in a SCoP)")
+        raise CompileError.at(stmt.coord, f"{_call_words(stmt)} as a statement (only assignments and "
+                              "calls to functions defined in this file are allowed in a SCoP)")
     raise CompileError.at(getattr(stmt, "coord", None),
                           f"unsupported statement in SCoP ({_describe_kind(stmt)})")
 
@@ -115,7 +115,8 @@ def _reads(node: c_ast.Node | None, kind_of, *, subscript: bool = False) -> list
         name = _callee(node)
         if name not in PURE_FUNCTIONS and not (subscript and name in AFFINE_CALLS):
             raise CompileError.at(node.coord, f"{_call_words(node)}, which may have side effects "
-                                  "(only pure math functions are allowed in a SCoP)")
+                                  "(only pure math functions and functions defined in this file "
+                                  "can be called in a SCoP)")
         args = node.args.exprs if node.args else []
         return [a for arg in args for a in _reads(arg, kind_of, subscript=subscript)]
     if isinstance(node, c_ast.UnaryOp):

@@ -23,6 +23,7 @@ from .affine import AffineSpace
 from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
 from .c_walk import NameScan, all_names, operand_ids
+from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import unused_after
 from .model import Access, Array, Kill, Scop, Statement
 from .normalize import Declaration, normalize
@@ -51,16 +52,21 @@ class _Env:
 class ScopBuilder:
     def __init__(self, ctx: isl.Context, path: str, region: Region,
                  typedefs: dict[str, c_ast.Node], context: str | None,
-                 assume_nonneg: bool) -> None:
+                 assume_nonneg: bool, functions: FileFunctions | None = None) -> None:
         self.ctx, self.path, self.region, self.typedefs = ctx, path, region, typedefs
         self.types: dict[str, VarType] = {}
         self.statements: list[Statement] = []
         self.kills: list[Kill] = []
         self._n_references = 0      # tags ref_0, ref_1, ... in statement order
         self._extra_params: list[str] = []
-        normal = normalize(region.items, set(region.symbols) | _scan(region.items).iterators)
-        self.items, self.locals = normal.items, normal.locals
+        self.locals: dict = {}
+        self.inlined: list[Inlined] = []
         with self.source_names():
+            items = region.items
+            if functions is not None:   # calls to the file's functions become their bodies
+                items = inline_calls(items, functions, region, typedefs, self.inlined)
+            normal = normalize(items, set(region.symbols) | _scan(items).iterators)
+            self.items, self.locals = normal.items, normal.locals
             for name, local in self.locals.items():
                 self.types[name] = self._resolve(name, local.decl)
             self.kinds = self._classify()
@@ -69,14 +75,20 @@ class ScopBuilder:
 
     @contextmanager
     def source_names(self) -> Iterator[None]:
-        """Errors name a local as the user wrote it (`t`), not by its unique name (`t_1`)."""
-        renamed = sorted(((u, l.source_name) for u, l in self.locals.items() if u != l.source_name),
-                         key=lambda pair: -len(pair[0]))
+        """Errors name a local as the user wrote it (`t`), not by its unique name (`t_1`),
+        and an error in the body of an inlined function names the function and the call."""
         try:
             yield
         except CompileError as err:
+            renamed = sorted([(u, l.source_name) for u, l in self.locals.items() if u != l.source_name]
+                             + [pair for call in self.inlined for pair in call.renamed],
+                             key=lambda pair: -len(pair[0]))
             for unique, source in renamed:
                 err.message = re.sub(rf"\b{re.escape(unique)}\b", source, err.message)
+            for call in self.inlined:
+                if call.covers(err):
+                    err.message += f" ({call.context()})"
+                    break
             raise
 
     # -- classification ---------------------------------------------------
