@@ -14,6 +14,7 @@ import islpy as isl
 from .codegen import GeneratedFiles, ScopAst, build_ast, dump_ast, generate
 from .codegen.c_target import CFile, build_c_ast, generate_c
 from .codegen.expr import param_expr
+from .codegen.source import read_source
 from .diagnostics import Diagnostics
 from .extract import Program, extract_program
 from .extract.model import Scop
@@ -262,8 +263,7 @@ def dump_files(c: Compilation) -> str:
 
 
 def _read(path: str) -> str:
-    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-        return handle.read()
+    return read_source(path)
 
 
 def _legacy_dump(options: Options, what: str, text: Callable[[], str]) -> None:
