@@ -118,7 +118,8 @@ def describe_scop(scop: Scop) -> str:
     for arr in scop.arrays:
         lines.append(f"array {arr.element_type} {arr.name}" + "".join(f"[{e}]" for e in arr.extents))
     for stmt in scop.statements:
-        lines.append(f"{stmt.name} (line {stmt.line}): {stmt.domain}")
+        label = f", label {stmt.label}" if stmt.label else ""
+        lines.append(f"{stmt.name} (line {stmt.line}{label}): {stmt.domain}")
         for acc in stmt.accesses:
             kind = "read+write" if acc.is_read and acc.is_write else ("write" if acc.is_write else "read")
             lines.append(f"  {kind}: {acc.tagged_index()}")
