@@ -63,3 +63,45 @@ class Source:
         top = "".join(line + self.cr + "\n" for line in head.removesuffix("\n").split("\n")) if head else ""
         return self.bom + top + "".join(line + "\n" for line in lines)
 
+
+
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")
+
+
+def escape_bytes_in_literals(text: str) -> str:
+    """`text` with each byte that is not UTF-8 inside a string or character literal
+    written as an octal escape (0xFC -> \\374, three digits, so a digit after it stays
+    a character): the same string, which nvcc accepts (its front end rejects such a
+    byte in a literal, where gcc passes it through). Comments keep their bytes."""
+    if not _NOT_UTF8.search(text):
+        return text
+    out: list[str] = []
+    k, n = 0, len(text)
+    quote = ""          # the open literal's quote, if any
+    while k < n:
+        ch = text[k]
+        if quote:
+            if ch == "\\" and k + 1 < n:
+                out.append(text[k:k + 2])
+                k += 2
+                continue
+            if ch == quote or ch == "\n":
+                quote = ""
+            out.append(f"\\{ord(ch) - 0xDC00:03o}" if "\udc80" <= ch <= "\udcff" else ch)
+            k += 1
+            continue
+        if text.startswith("/*", k):
+            end = text.find("*/", k + 2)
+            end = n if end < 0 else end + 2
+        elif text.startswith("//", k):
+            end = text.find("\n", k)
+            end = n if end < 0 else end
+        else:
+            if ch in "\"'":
+                quote = ch
+            out.append(ch)
+            k += 1
+            continue
+        out.append(text[k:end])
+        k = end
+    return "".join(out)
