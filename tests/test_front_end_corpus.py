@@ -16,8 +16,11 @@ file encodings also verify with --target=c.
 """
 from __future__ import annotations
 
+import os
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -134,3 +137,13 @@ def test_stacked_labels_and_unnamed_ones(capsys, tmp_path):
     assert "label L1, B)" in dump and "label then)" in dump and "label other)" in dump, dump
     assert main(["--dump-scop", "--output-dir", str(tmp_path), str(CORPUS / "label_on_loop_and_block.c")]) == 0
     assert "label" not in capsys.readouterr().out   # labels of a loop, a block, an if name nothing
+
+
+def test_dump_of_a_latin1_file(tmp_path):
+    """--dump-after=print quotes the input: its Latin-1 bytes come out as they are, even
+    where stdout is strict UTF-8."""
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONPATH": str(CORPUS.parents[1])}
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--dump-after=print", "--output-dir", str(tmp_path),
+                           str(CORPUS / "latin1_comment.c")], capture_output=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "caf\xe9 cr\xe8me".encode("latin-1") in proc.stdout

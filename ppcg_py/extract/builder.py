@@ -237,9 +237,8 @@ class ScopBuilder:
     def _updated_value(self, update: tuple[str, str, c_ast.Node | None], env: _Env) -> isl.PwAff | None:
         name, op, rvalue = update
         vt = self.types.get(name)
-        if self.kinds.get(name) != "cell" or vt is None or not vt.is_integer or "unsigned" in vt.base \
-                or vt.base.split()[-1] in ("char", "short", "_Bool"):
-            return None   # only int and long: the value is the integer isl computes (no wrap-around)
+        if self.kinds.get(name) != "cell" or vt is None or vt.dims or not set(vt.base.split()) <= {"int", "long", "signed"}:
+            return None   # only (signed) int and long: the value is the integer isl computes (no wrap-around)
         old = env.space.values.get(name)
         try:
             value = env.space.expr(rvalue, "value") if rvalue is not None else env.space.const(1)
