@@ -184,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
     # and a mistyped option do not need (about 0.1 s)
     from .driver import compile_bounded
 
+    if hasattr(sys.stdout, "reconfigure"):   # the dumps quote the input: its bytes that are not UTF-8 as they are
+        sys.stdout.reconfigure(errors="surrogateescape")
     try:
         options = options_from(args)
         files = compile_bounded(args.input, options)

@@ -128,7 +128,8 @@ def write_outputs(files: GeneratedFiles | Mapping[str, str], output_dir: str, al
         for final, text in outputs:
             tmp, fd = _temporary_beside(final)
             staged.append((tmp, final))
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            # surrogateescape: the input's bytes that are not UTF-8 (codegen/source.py) come back as they were
+            with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape", newline="") as handle:
                 handle.write(text)
         for tmp, final in staged:
             os.replace(tmp, final)

@@ -14,6 +14,7 @@ import islpy as isl
 from .codegen import GeneratedFiles, ScopAst, build_ast, dump_ast, generate
 from .codegen.c_target import CFile, build_c_ast, generate_c
 from .codegen.expr import param_expr
+from .codegen.source import read_source
 from .diagnostics import Diagnostics
 from .extract import Program, extract_program
 from .extract.model import Scop
@@ -117,7 +118,8 @@ def describe_scop(scop: Scop) -> str:
     for arr in scop.arrays:
         lines.append(f"array {arr.element_type} {arr.name}" + "".join(f"[{e}]" for e in arr.extents))
     for stmt in scop.statements:
-        lines.append(f"{stmt.name} (line {stmt.line}): {stmt.domain}")
+        label = f", label {stmt.label}" if stmt.label else ""
+        lines.append(f"{stmt.name} (line {stmt.line}{label}): {stmt.domain}")
         for acc in stmt.accesses:
             kind = "read+write" if acc.is_read and acc.is_write else ("write" if acc.is_write else "read")
             lines.append(f"  {kind}: {acc.tagged_index()}")
@@ -262,8 +264,7 @@ def dump_files(c: Compilation) -> str:
 
 
 def _read(path: str) -> str:
-    with open(path, encoding="utf-8", errors="surrogateescape") as handle:
-        return handle.read()
+    return read_source(path)
 
 
 def _legacy_dump(options: Options, what: str, text: Callable[[], str]) -> None:

@@ -24,7 +24,7 @@ from .ast import ScopAst, StatementCall, Subscript
 from .expr import c_expr, c_node
 from .printer import AstPrinter, c_lines, c_text, declaration
 from .statements import instance, subscripted
-from .source import indent_of, spliced
+from .source import Source
 
 __all__ = ["CFile", "build_c_ast", "generate_c"]
 
@@ -90,16 +90,16 @@ def generate_c(source_path: str, source_text: str, scops: list[tuple[ScheduledSc
     """`NAME.ppcg.c`: the input, each SCoP replaced by its code (`tiled`: with --tile,
     for the comment); those that start on
     the lines `on_host` keep their C code, marked by a comment."""
-    lines = source_text.splitlines()
+    text = Source(source_text)
     replacements = []
     for scheduled, ast in scops:
         scop = scheduled.scop
-        indent = indent_of(lines[scop.start_line - 1])
+        indent = text.indent(scop.start_line)
         replacements.append((scop.start_line, scop.end_line, _scop_code(scheduled, ast, indent, tiled)))
-    lines = spliced(lines, replacements, on_host, "ppcg-py: this SCoP keeps its original C code")
+    lines = text.spliced(replacements, on_host, "ppcg-py: this SCoP keeps its original C code")
     source = os.path.basename(source_path)
     stem = os.path.splitext(source)[0]
-    return CFile(f"{stem}.ppcg.c", HELPERS.format(source=source) + "\n".join(lines) + "\n")
+    return CFile(f"{stem}.ppcg.c", text.text(HELPERS.format(source=source), lines))
 
 
 def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool) -> list[str]:

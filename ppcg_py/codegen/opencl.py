@@ -33,7 +33,7 @@ from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
 from .expr import c_expr, c_node, integer, is_constant, param_node
 from .expr import call as call_node
 from .printer import AstPrinter, c_lines, c_text, declaration
-from .source import indent_of, spliced
+from .source import Source
 
 if TYPE_CHECKING:
     import jinja2
@@ -54,16 +54,16 @@ def generate_opencl(source_path: str, source_text: str, scops: list[tuple[Schedu
     templates = _templates()
     stem = os.path.splitext(os.path.basename(source_path))[0]
     kernel_name = f"{stem}_kernel.cl"
-    lines = source_text.splitlines()
+    text = Source(source_text)
     kernels: list[dict] = []
     replacements = []
     for scheduled, memory, ast in scops:
         scop = scheduled.scop
-        indent = indent_of(lines[scop.start_line - 1])
+        indent = text.indent(scop.start_line)
         host_lines, texts = _scop_code(scheduled, memory, ast, indent, options, templates, kernel_name)
         kernels += texts
         replacements.append((scop.start_line, scop.end_line, host_lines))
-    lines = spliced(lines, replacements, on_host)
+    lines = text.spliced(replacements, on_host)
     source = os.path.basename(source_path)
     kernel = templates.get_template("kernel.cl.j2").render(
         source=source, host=f"{stem}_host.c", kernels=kernels, includes=options.opencl_include_files,
@@ -71,7 +71,7 @@ def generate_opencl(source_path: str, source_text: str, scops: list[tuple[Schedu
     prologue = templates.get_template("opencl_host.c.j2").render(
         source=source, kernel_file=kernel_name,
         embedded=_string_literal(kernel) if options.opencl_embed_kernel_code else None)
-    host = prologue + "\n".join(lines) + "\n"
+    host = text.text(prologue, lines)
     return GeneratedFiles(f"{stem}_host.c", kernel_name, "", host, kernel, "")
 
 

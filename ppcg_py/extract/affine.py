@@ -6,6 +6,7 @@ located CompileError that says what was found.
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
 import islpy as isl
@@ -36,6 +37,15 @@ class AffineSpace:
         for k, it in enumerate(iterators):
             self._where[it] = (isl.dim_type.set, k)
         self.describe = describe
+        # Scalars whose value here is a known quasi-affine function of the dimensions:
+        # an iterator after its loop (its exit value), `k` after `k = 2 * i + 1;`.
+        self.values: dict[str, isl.PwAff] = {}
+
+    def bind(self, values: dict[str, isl.PwAff]) -> AffineSpace:
+        """This space, where the scalars of `values` have those values (functions on this space)."""
+        bound = copy.copy(self)
+        bound.values = dict(values)
+        return bound
 
     # -- expressions ------------------------------------------------------
     def const(self, value: int) -> isl.PwAff:
@@ -59,6 +69,8 @@ class AffineSpace:
         if isinstance(node, c_ast.ID):
             if self.knows(node.name):
                 return self.var(node.name)
+            if node.name in self.values:
+                return self.values[node.name]
             raise self._non_affine(node, what, f"'{node.name}' is not a loop iterator or parameter")
         if isinstance(node, c_ast.Cast):
             return self.expr(node.expr, what)

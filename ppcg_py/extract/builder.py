@@ -7,6 +7,7 @@ domains, access relations and the original schedule as an isl schedule tree
 """
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,7 +27,7 @@ from .c_walk import NameScan, all_names, operand_ids
 from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import unused_after
 from .model import Access, Array, Kill, Scop, Statement
-from .normalize import Declaration, normalize
+from .normalize import Declaration, StatementLabel, normalize
 from .regions import Region
 
 _GEN = c_generator.CGenerator()
@@ -61,6 +62,8 @@ class ScopBuilder:
         self._extra_params: list[str] = []
         self.locals: dict = {}
         self.inlined: list[Inlined] = []
+        self._label: str | None = None   # of the next statement
+        self._exits: dict[int, tuple[str, isl.PwAff | None]] = {}   # id(For) -> iterator, exit value
         with self.source_names():
             items = region.items
             if functions is not None:   # calls to the file's functions become their bodies
@@ -207,11 +210,75 @@ class ScopBuilder:
 
     def _block(self, items, env: _Env) -> isl.Schedule | None:
         result = None
+        values = dict(env.space.values)
         for item in items:
-            part = self._statement(item, env)
+            here = _Env(env.iterators, env.domain, env.space.bind(values), env.signs)
+            # before building it: the build tags its references and writes known values into it
+            update, written = _scalar_update(item), _scan([item]).written
+            value = self._updated_value(update, here) if update is not None else None
+            part = self._statement(item, here)
             if part is not None:
                 result = part if result is None else result.sequence(part)
+            self._values_after(item, update, value, written, values)
         return result
+
+    # -- values the front end knows (as pet: exit values, affine scalars) --
+    def _values_after(self, item: c_ast.Node, update: tuple[str, str, c_ast.Node | None] | None,
+                      value: isl.PwAff | None, written: set[str], values: dict[str, isl.PwAff]) -> None:
+        """Update `values` (scalar -> its value as a function of env's dimensions) for
+        the point after `item`: `k = <affine>;`, `k += <affine>;`, `k++;` give k a known
+        value; any other write of a name forgets it (everywhere inside a loop or branch:
+        it may run again, or not at all); a loop over an iterator declared before it
+        gives the iterator its exit value."""
+        if update is not None:
+            name = update[0]
+            values.pop(name, None)
+            if value is not None:
+                values[name] = value
+            return
+        if isinstance(item, Declaration):
+            values.pop(item.name, None)
+            return
+        for name in written:
+            values.pop(name, None)
+        if isinstance(item, c_ast.For) and id(item) in self._exits:
+            it, value = self._exits[id(item)]
+            if value is not None:
+                values[it] = value
+
+    def _updated_value(self, update: tuple[str, str, c_ast.Node | None], env: _Env) -> isl.PwAff | None:
+        name, op, rvalue = update
+        vt = self.types.get(name)
+        if self.kinds.get(name) != "cell" or vt is None or vt.dims or not set(vt.base.split()) <= {"int", "long", "signed"}:
+            return None   # only (signed) int and long: the value is the integer isl computes (no wrap-around)
+        old = env.space.values.get(name)
+        try:
+            value = env.space.expr(rvalue, "value") if rvalue is not None else env.space.const(1)
+        except CompileError:
+            return None
+        if op == "=":
+            return value
+        if old is None or op not in ("+=", "-="):
+            return None
+        return old.add(value) if op == "+=" else old.sub(value)
+
+    def _exit_value(self, node: c_ast.For, step: int, domain: isl.Set, env: _Env) -> isl.PwAff | None:
+        """The iterator's value after the loop, as a function of the outer dimensions:
+        its first value where the loop runs no iteration, else its last plus the step
+        (the domain runs from the first value by the step up to the first value that
+        fails the condition: `_until_first_failure`)."""
+        if not isinstance(node.init, c_ast.Assignment):
+            return None   # `for (int i = ...)`: no `i` after the loop
+        depth = len(env.iterators)
+        try:
+            start = env.space.expr(node.init.rvalue, "loop initialisation")
+        except CompileError:
+            return None
+        as_map = isl.Map.from_range(domain).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, depth)
+        last = (as_map.lexmax_pw_multi_aff() if step > 0 else as_map.lexmin_pw_multi_aff()).get_pw_aff(0)
+        ran = last.domain()
+        after = last.add(env.space.const(step).intersect_domain(ran))
+        return after.union_add(start.intersect_domain(env.domain.subtract(ran))).coalesce()
 
     def _statement(self, node: c_ast.Node, env: _Env) -> isl.Schedule | None:
         if isinstance(node, c_ast.Compound):
@@ -221,6 +288,9 @@ class ScopBuilder:
         if isinstance(node, c_ast.If):
             return self._if(node, env)
         if isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)):
+            return None
+        if isinstance(node, StatementLabel):   # `A: B: x = 0;` names x's statement "A, B"
+            self._label = node.name if self._label is None else f"{self._label}, {node.name}"
             return None
         if isinstance(node, Declaration):
             return self._kill(node, env)
@@ -246,22 +316,29 @@ class ScopBuilder:
         if node.cond is None:
             raise CompileError.at(node.coord, f"loop over '{it}' has no condition (unbounded)")
         iterators = env.iterators + (it,)
-        space = AffineSpace(self.ctx, iterators, self.params, describe)
         depth = len(env.iterators)
+        space = AffineSpace(self.ctx, iterators, self.params, describe)
+        to_outer = isl.MultiAff.project_out_map(space.space, isl.dim_type.set, depth, 1)
+        outer_values = {n: v.pullback_multi_aff(to_outer) for n, v in env.space.values.items() if n != it}
+        written = _scan([node]).written     # the body may run again: those values are not known in it
+        space = space.bind(outer_values)
         domain = env.domain.add_dims(isl.dim_type.set, 1).set_dim_name(
             isl.dim_type.set, depth, space.space.get_dim_name(isl.dim_type.set, depth))
         var = space.var(it)
         if any(n.name == it for n in operand_ids(init)):
             raise CompileError.at(node.coord, f"loop over '{it}' starts from its own previous value")
         start = space.expr(init, "loop initialisation")
+        space = space.bind({n: v for n, v in outer_values.items() if n not in written})
         bound = var.ge_set(start) if step > 0 else var.le_set(start)
-        domain = domain.intersect(bound).intersect(space.condition(node.cond, "loop condition"))
+        steps = domain.intersect(bound)     # every value the iterator could take, in order
         if abs(step) > 1:
-            domain = domain.intersect(var.sub(start).mod_val(isl.Val(abs(step), self.ctx))
-                                      .eq_set(space.const(0)))
+            steps = steps.intersect(var.sub(start).mod_val(isl.Val(abs(step), self.ctx)).eq_set(space.const(0)))
+        domain = _until_first_failure(steps, steps.intersect(space.condition(node.cond, "loop condition")),
+                                      depth, step)
         if not _bounded(domain, depth):
             raise CompileError.at(node.coord, f"loop over '{it}' is unbounded: its condition "
                                   f"'{describe(node.cond)}' does not bound '{it}' in the direction it moves")
+        self._exits[id(node)] = (it, self._exit_value(node, step, domain, env))
         inner = _Env(iterators, domain, space, env.signs + (1 if step > 0 else -1,))
         body = self._statement(node.stmt, inner)
         if body is None:
@@ -269,10 +346,15 @@ class ScopBuilder:
         return body.insert_partial_schedule(_loop_schedule(body.get_domain(), depth, inner.signs[-1]))
 
     def _assignment(self, node: c_ast.Node, env: _Env) -> isl.Schedule:
+        exits: set[str] = set()   # iterators read after their loop: their exit values
+
         def kind_of(name: str) -> str | None:
             kind = self.kind_of(env, name)
             if kind == "outside-loopvar":
-                raise CompileError.at(node.coord, f"'{name}' is used outside the loop that defines it")
+                if name not in env.space.values or _scalar_update(node) is not None and _scalar_update(node)[0] == name:
+                    raise CompileError.at(node.coord, f"'{name}' is used outside the loop that defines it")
+                exits.add(name)
+                return "param"    # no memory: a function of the outer iterators and parameters
             return kind
         raw = statement_accesses(node, kind_of)
         name = f"S_{len(self.statements)}"
@@ -283,10 +365,28 @@ class ScopBuilder:
         resolve_casts(node, self.typedefs)
         use_float_math(node, lambda n: self._arithmetic_kind(env, n), self._cast_kind)
         node = tag_references(node, [(a.ref, tag) for a, tag in zip(raw, tags)])
+        if exits:
+            node = _with_values(node, {name: self._value_node(env, name, node.coord) for name in exits})
         coord = node.coord
         self.statements.append(Statement(name, domain, env.iterators, accesses, node,
-                                         coord.line if coord else 0, coord.column if coord else 0))
+                                         coord.line if coord else 0, coord.column if coord else 0, self._label))
+        self._label = None
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _value_node(self, env: _Env, name: str, coord) -> c_ast.Node:
+        """C for a known value (outer iterators by their C names, which code generation
+        replaces as it does in the rest of the statement; parameters)."""
+        from ..codegen.expr import c_node   # printing an isl expression is code generation's
+
+        value = env.space.values[name].gist(env.domain).coalesce()
+        dims = value.dim(isl.dim_type.in_)
+        names = [value.get_dim_name(isl.dim_type.in_, k) for k in range(dims)]
+        if any(n not in env.iterators for n, k in zip(names, range(dims)) if value.involves_dims(isl.dim_type.in_, k, 1)):
+            raise CompileError.at(coord, f"'{name}' is used outside the loop that defines it")
+        on_params = value.move_dims(isl.dim_type.param, value.dim(isl.dim_type.param), isl.dim_type.in_, 0, dims)
+        on_params = on_params.project_domain_on_params()
+        build = isl.AstBuild.from_context(isl.Set.universe(on_params.get_domain_space()))
+        return c_node(build.expr_from_pw_aff(on_params))
 
     def _kill(self, node: Declaration, env: _Env) -> isl.Schedule:
         name = f"kill_{len(self.kills)}"
@@ -421,6 +521,23 @@ def _loop_step(node: c_ast.For, it: str) -> int:
                           f"loop over '{it}' must step by a non-zero constant ('{describe(nxt) if nxt else ''}')")
 
 
+def _until_first_failure(steps: isl.Set, holds: isl.Set, depth: int, step: int) -> isl.Set:
+    """The values of a loop's iterator: those of `steps` (the values from the start, by
+    the step) where the condition `holds`, up to the first where it does not. C's loop
+    stops there: `i < n && i != 5` runs to 4, and `i != n` is bounded by n. For the
+    usual condition, which fails for good once it fails, this is `holds` itself."""
+    fails = steps.subtract(holds)
+    if fails.is_empty():
+        return holds
+    as_map = isl.Map.from_range(fails).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, depth)
+    first = (as_map.lexmin_pw_multi_aff() if step > 0 else as_map.lexmax_pw_multi_aff()).get_pw_aff(0)
+    var = isl.PwAff.var_on_domain(isl.LocalSpace.from_space(holds.get_space()), isl.dim_type.set, depth)
+    first_here = first.pullback_multi_aff(isl.MultiAff.project_out_map(holds.get_space(), isl.dim_type.set, depth, 1))
+    before = var.lt_set(first_here) if step > 0 else var.gt_set(first_here)
+    result = holds.intersect(before).union(holds.subtract(first_here.domain()))
+    return holds if result.is_equal(holds) else result.coalesce()
+
+
 def _bounded(domain: isl.Set, depth: int) -> bool:
     """Whether the iterator at `depth` is bounded for fixed outer values."""
     if domain.is_empty():
@@ -444,6 +561,32 @@ def _loop_schedule(domain: isl.UnionSet, depth: int, sign: int) -> isl.MultiUnio
     if upa is None:  # the loop never runs: an empty schedule over an empty domain
         upa = isl.UnionPwAff.empty(domain.get_space())
     return isl.MultiUnionPwAff.from_union_pw_aff(upa)
+
+
+def _with_values(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
+    """`node` with each identifier of `values` replaced by its expression (in place)."""
+    if isinstance(node, c_ast.ID) and node.name in values:
+        return copy.deepcopy(values[node.name])
+    for attr in node.__slots__:
+        if attr in ("coord", "__weakref__") or not hasattr(node, attr):
+            continue
+        value = getattr(node, attr)
+        if isinstance(value, c_ast.Node) and not (isinstance(node, c_ast.FuncCall) and attr == "name"):
+            setattr(node, attr, _with_values(value, values))
+        elif isinstance(value, list):
+            setattr(node, attr, [_with_values(v, values) if isinstance(v, c_ast.Node) else v for v in value])
+    return node
+
+
+def _scalar_update(item: c_ast.Node) -> tuple[str, str, c_ast.Node | None] | None:
+    """(name, operator, value) of a statement that writes one scalar: `k = e`, `k += e`,
+    `k++` (`+=` with no value: one)."""
+    if isinstance(item, c_ast.Assignment) and isinstance(item.lvalue, c_ast.ID):
+        return item.lvalue.name, item.op, item.rvalue
+    if isinstance(item, c_ast.UnaryOp) and item.op in ("p++", "p--", "++", "--") \
+            and isinstance(item.expr, c_ast.ID):
+        return item.expr.name, "+=" if "+" in item.op else "-=", None
+    return None
 
 
 def _scan(items) -> NameScan:

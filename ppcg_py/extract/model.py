@@ -87,6 +87,7 @@ class Statement:
     body: Any = field(compare=False)  # pycparser expression node (the assignment)
     line: int = 0
     col: int = 0
+    label: str | None = None          # the source's label of the statement (`S1: A[i] = 0;`), if any
 
 
 @dataclass(frozen=True)

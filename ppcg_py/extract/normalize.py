@@ -9,6 +9,11 @@ Works on a deep copy of the region (the parsed file is left alone):
   when `t` is taken, e.g. by a variable it shadows or by a sibling block's own
   `t`), and every use in its scope is renamed, so later stages see one variable
   per declaration and C's block scoping is resolved here once.
+- A label of an expression statement (`S1: A[i] = 0;`) becomes a `StatementLabel`
+  marker before it: it names the statement the builder makes of it (the dumps show
+  it). A label of a loop, block, branch or empty statement names no statement and
+  is dropped. A label is only a target of `goto`, and no `goto` may reach into a
+  SCoP (regions.py), so dropping it changes nothing.
 - Chained assignments (`a = b = c;`, PolyBench's deriche has `a1 = a5 = k;`)
   and comma lists (`a = 1, b = 2;`) become one statement per assignment, in
   C's order: `b = c; a = b;`. Reading `b` back gives exactly the value C
@@ -37,6 +42,23 @@ class Local:
 
 class Declaration(c_ast.Node):
     """Where a local's life starts: no value written before it is read after it."""
+
+    __slots__ = ("name", "coord", "__weakref__")
+    attr_names = ("name",)
+
+    def __init__(self, name: str, coord=None) -> None:
+        self.name = name
+        self.coord = coord
+
+    def children(self) -> tuple:
+        return ()
+
+    def __iter__(self):
+        return iter(())
+
+
+class StatementLabel(c_ast.Node):
+    """A label of the source: it names the statement that follows it."""
 
     __slots__ = ("name", "coord", "__weakref__")
     attr_names = ("name",)
@@ -96,6 +118,10 @@ class _Rewriter:
             if node.iffalse is not None:
                 node.iffalse = self.single(node.iffalse, scopes, depth)
             return [node]
+        if isinstance(node, c_ast.Label):
+            named = not isinstance(node.stmt, (c_ast.Compound, c_ast.For, c_ast.If, c_ast.While, c_ast.DoWhile,
+                                               c_ast.Switch, c_ast.EmptyStatement, c_ast.Decl, c_ast.DeclList))
+            return [StatementLabel(node.name, node.coord)] * named + self.statement(node.stmt, scopes, depth)
         if isinstance(node, c_ast.ExprList):
             return [s for expr in node.exprs for s in self.statement(expr, scopes, depth)]
         self.rename(node, scopes)

@@ -3,6 +3,14 @@
 System headers are full of GNU extensions pycparser does not know; undefining
 `__GNUC__` and defining the remaining keywords away makes glibc's headers parse
 without changing the meaning of the user's code.
+
+Locations are the input's own lines: the output is the input with its SCoPs
+replaced, line for line, so a `#line` directive of the input (a generator's, as
+bison and re2c write them) must not move them. Such an input is preprocessed
+from standard input with its line directives blanked out (`-iquote` its folder,
+so that `#include "x.h"` finds what it found beside the file). The text is read
+and passed on as bytes: a comment in Latin-1 is no error (the preprocessor's
+output is decoded with surrogateescape, and comments are gone from it anyway).
 """
 from __future__ import annotations
 
@@ -31,10 +39,26 @@ def preprocess(path: str, include_dirs: tuple[str, ...] = (),
         raise CompileError(f"cannot read input: {reason}", path)
     if not os.access(path, os.R_OK):
         raise CompileError("cannot read input: permission denied", path)
-    proc = subprocess.run(_cpp_command(path, include_dirs, defines, ["-E"]), capture_output=True, text=True)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    blanked = _LINE_DIRECTIVE.sub(b"", data)
+    if blanked == data:
+        command, given = _cpp_command(path, include_dirs, defines, ["-E"]), None
+    else:   # from standard input, named as the file (a BOM is only skipped at the very start)
+        name = path.encode("utf-8", "surrogateescape").replace(b"\\", b"\\\\").replace(b'"', b'\\"')
+        given = b'# 1 "' + name + b'"\n' + blanked.removeprefix(b"\xef\xbb\xbf")
+        command = _cpp_command("-", include_dirs, defines,
+                               ["-E", "-x", "c", f"-iquote{os.path.dirname(path) or '.'}"])
+    proc = subprocess.run(command, input=given, capture_output=True)
+    stdout, stderr = (out.decode("utf-8", "surrogateescape") for out in (proc.stdout, proc.stderr))
     if proc.returncode != 0:
-        raise _preprocessor_error(proc.stderr, path)
-    return strip_system_headers(proc.stdout)
+        raise _preprocessor_error(stderr, path)
+    return strip_system_headers(stdout)
+
+
+# `#line 12 "gen.y"` and its GNU form `# 12 "gen.y"`; the directive's text only, so
+# that the lines keep their numbers.
+_LINE_DIRECTIVE = re.compile(rb"^[ \t]*#[ \t]*(?:line[ \t]+)?[0-9][^\r\n]*", re.MULTILINE)
 
 
 def dependency_rule(path: str, targets: tuple[str, ...], include_dirs: tuple[str, ...] = (),
@@ -48,7 +72,8 @@ def dependency_rule(path: str, targets: tuple[str, ...], include_dirs: tuple[str
     """
     flag = "-MQ" if quote else "-MT"
     extra = ["-M", "-MP", *(arg for target in targets for arg in (flag, target))]
-    proc = subprocess.run(_cpp_command(path, include_dirs, defines, extra), capture_output=True, text=True)
+    proc = subprocess.run(_cpp_command(path, include_dirs, defines, extra), capture_output=True,
+                          encoding="utf-8", errors="surrogateescape")
     if proc.returncode != 0:
         raise _preprocessor_error(proc.stderr, path)
     return proc.stdout

@@ -65,6 +65,7 @@ def _walk_block(block: c_ast.Compound, scope: dict, fn: c_ast.FuncDef, out: list
                 raise CompileError.at(item.coord, "#pragma endscop without a matching #pragma scop")
             out.append(Region(fn.decl.name, tuple(items[start_index + 1:k]), dict(scope),
                               items[start_index], item, fn))
+            _reject_goto_into(items[start_index + 1:k], fn)
             start_index = None
             continue
         if start_index is not None:
@@ -76,6 +77,17 @@ def _walk_block(block: c_ast.Compound, scope: dict, fn: c_ast.FuncDef, out: list
             _walk_block(child, scope, fn, out)
     if start_index is not None:
         raise CompileError.at(items[start_index].coord, "#pragma scop without a matching #pragma endscop")
+
+
+def _reject_goto_into(items: list[c_ast.Node], fn: c_ast.FuncDef) -> None:
+    """A label in a SCoP names a statement; a `goto` to it would enter the SCoP's code
+    in the middle, which the generated code replaces (a `goto` inside is rejected
+    as a statement)."""
+    labels = {label.name for item in items for label in nodes_of(item, c_ast.Label)}
+    inside = {id(goto) for item in items for goto in nodes_of(item, c_ast.Goto)}  # the builder rejects those
+    for goto in nodes_of(fn.body, c_ast.Goto):
+        if goto.name in labels and id(goto) not in inside:
+            raise CompileError.at(goto.coord, f"goto to label '{goto.name}' inside a SCoP")
 
 
 def _reject_nested_pragmas(node: c_ast.Node) -> None:

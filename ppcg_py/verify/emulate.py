@@ -77,12 +77,15 @@ def _c_string(text: str) -> str:
 def _emulation_source(cu_file: Path, out_dir: Path, header: Path) -> Path:
     """Write cu_file as C++ for the emulation; return the new file."""
     try:
-        body = rewrite_launches(cu_file.read_text())
+        # the input's bytes (a Latin-1 comment) as they are; a byte-order mark is only
+        # skipped at the start of a file, and the prelude goes before it here
+        text = cu_file.read_text(encoding="utf-8", errors="surrogateescape").removeprefix("\ufeff")
+        body = rewrite_launches(text)
     except LaunchSyntaxError as exc:
         raise BuildError([CXX, str(cu_file)], f"{cu_file}: {exc}") from exc
     target = out_dir / (cu_file.stem + ".emu.cpp")
     prelude = f"#include {_c_string(str(header))}\n#line 1 {_c_string(str(cu_file))}\n"
-    target.write_text(prelude + body)
+    target.write_text(prelude + body, encoding="utf-8", errors="surrogateescape")
     return target
 
 

@@ -178,7 +178,8 @@ def run_ppcg(cfg: VerifyConfig, out_dir: Path) -> subprocess.CompletedProcess[st
     ]
     try:
         return subprocess.run(
-            command, capture_output=True, text=True, timeout=cfg.compile_timeout, check=False
+            command, capture_output=True, encoding="utf-8", errors="replace", timeout=cfg.compile_timeout,
+            check=False
         )
     except subprocess.TimeoutExpired:
         return subprocess.CompletedProcess(

@@ -29,7 +29,9 @@ def run_tool(
     """Run a compiler; raise BuildError with its stderr when it fails or hangs."""
     argv = [str(c) for c in command]
     try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, check=False)
+        # a compiler quotes the source, which may hold bytes that are not UTF-8
+        proc = subprocess.run(argv, capture_output=True, encoding="utf-8", errors="replace", timeout=timeout,
+                              check=False)
     except subprocess.TimeoutExpired as exc:
         raise BuildError(argv, f"timed out after {timeout:g} s") from exc
     except FileNotFoundError as exc:
@@ -49,7 +51,7 @@ def run_program(
     args = [str(a) for a in argv]
     try:
         return subprocess.run(
-            args, capture_output=True, text=True, timeout=timeout, env=env, check=False
+            args, capture_output=True, encoding="utf-8", errors="replace", timeout=timeout, env=env, check=False
         )
     except subprocess.TimeoutExpired as exc:
         note = f"\ntimed out after {timeout:g} s\n"

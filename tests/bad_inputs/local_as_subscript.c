@@ -4,7 +4,7 @@ void f(int n, double B[100])
 {
 #pragma scop
   for (int i = 0; i < n; i++) {
-    int k = i % 3;
+    int k = i * i;
     B[k] = 1.0;
   }
 #pragma endscop

@@ -4,7 +4,7 @@ void f(int n, double B[100])
 {
 #pragma scop
   for (int i = 0; i < n; i++) {
-    int i = 3;
+    int i = n * n;
     B[i] = 1.0;
   }
 #pragma endscop

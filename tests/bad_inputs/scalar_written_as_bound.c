@@ -5,7 +5,7 @@ void f(int n, int m, double A[100][100], double B[100], double x)
   int k;
 #pragma scop
   for (int i = 0; i < n; i++) {
-    k = i + 1;
+    if (i > 2) k = i + 1; else k = 1;
     for (int j = 0; j < k; j++)
       A[i][j] = 0.0;
   }

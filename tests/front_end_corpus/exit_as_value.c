@@ -1,0 +1,43 @@
+// covers: an iterator's exit value used as a value (printed from isl) and in a bound
+#include <stdio.h>
+#define N 40
+static void compute(int n, int m, double A[N][N], double B[N], double C[N], int K[N])
+{
+  int i, j;
+#pragma scop
+  for (i = 2; i < n; i++)
+    C[i] = C[i - 1] + 1.0;
+  B[0] = i;
+  B[1] = 0.5 * i + n;
+  for (j = 0; j < i; j++)
+    A[j][0] = i - j;
+#pragma endscop
+}
+
+static void dump(const char *name, const double *v, int count)
+{
+  fprintf(stderr, "begin dump: %s\n", name);
+  for (int t = 0; t < count; t++) fprintf(stderr, "%0.17g\n", v[t]);
+  fprintf(stderr, "end   dump: %s\n", name);
+}
+
+int main(void)
+{
+  static double A[N][N], B[N], C[N];
+  static int K[N];
+  for (int t = 0; t < N; t++) {
+    B[t] = (t % 7) / 7.0; C[t] = (t % 5) - 2.0; K[t] = (t * 7) % N;
+    for (int u = 0; u < N; u++) A[t][u] = ((t * 3 + u) % 11) / 11.0;
+  }
+  compute(20, 15, A, B, C, K);
+  compute(0, 3, A, B, C, K);
+  compute(-3, 0, A, B, C, K);
+  compute(7, 24, A, B, C, K);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\n");
+  dump("A", &A[0][0], N * N); dump("B", B, N); dump("C", C, N);
+  fprintf(stderr, "begin dump: K\n");
+  for (int t = 0; t < N; t++) fprintf(stderr, "%d\n", K[t]);
+  fprintf(stderr, "end   dump: K\n");
+  fprintf(stderr, "==END   DUMP_ARRAYS==\n");
+  return 0;
+}
