@@ -40,38 +40,33 @@ class Local:
     depth: int             # number of SCoP loops around the declaration
 
 
-class Declaration(c_ast.Node):
+class _Marker(c_ast.Node):
+    """A named mark between the statements of the normalised SCoP (no C of its own)."""
+
+    __slots__ = ("name", "coord", "__weakref__")
+    attr_names = ("name",)
+
+    def __init__(self, name: str, coord=None) -> None:
+        self.name = name
+        self.coord = coord
+
+    def children(self) -> tuple:
+        return ()
+
+    def __iter__(self):
+        return iter(())
+
+
+class Declaration(_Marker):
     """Where a local's life starts: no value written before it is read after it."""
 
-    __slots__ = ("name", "coord", "__weakref__")
-    attr_names = ("name",)
-
-    def __init__(self, name: str, coord=None) -> None:
-        self.name = name
-        self.coord = coord
-
-    def children(self) -> tuple:
-        return ()
-
-    def __iter__(self):
-        return iter(())
+    __slots__ = ()
 
 
-class StatementLabel(c_ast.Node):
+class StatementLabel(_Marker):
     """A label of the source: it names the statement that follows it."""
 
-    __slots__ = ("name", "coord", "__weakref__")
-    attr_names = ("name",)
-
-    def __init__(self, name: str, coord=None) -> None:
-        self.name = name
-        self.coord = coord
-
-    def children(self) -> tuple:
-        return ()
-
-    def __iter__(self):
-        return iter(())
+    __slots__ = ()
 
 
 @dataclass(frozen=True)
