@@ -138,7 +138,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
                templates: jinja2.Environment, *, scalars_by_pointer: bool = False):
     scop = scheduled.scop
     extents = array_extents(scheduled)
-    nonempty = scop.domain.params().intersect(scop.context).coalesce()
+    nonempty = runs_where(scop)
     transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], scheduled.names.device, nonempty,
                                                    scalars_by_pointer and not dev.array.local, to_device=way)
                  for dev in memory.arrays for way in (True, False)}
@@ -162,13 +162,22 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
         return _launch(launch, _function_name(name, seen.index(variant)), args, scheduled.names.device)
 
     body = c_lines(AstPrinter(calls.statements, on_mark).statements(ast.root), indent + "    ")
-    guard_expr = isl.AstBuild.from_context(scop.context).expr_from_set(nonempty)
     devices = [_device_view(dev, extents[dev.array.name], scheduled.names.device) for dev in memory.arrays]
     host = templates.get_template("host_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
-        devices=devices, body=body, guard=c_expr(guard_expr), locals=_host_locals(scheduled),
+        devices=devices, body=body, guard=scop_guard(scop, nonempty), locals=_host_locals(scheduled),
         where="on the GPU" if scheduled.kernels else "on the host (no parallelism)")
     return host.rstrip("\n").split("\n"), kernels
+
+
+def runs_where(scop) -> isl.Set:
+    """The parameter values for which the SCoP runs any statement, within its context."""
+    return scop.domain.params().intersect(scop.context).coalesce()
+
+
+def scop_guard(scop, nonempty: isl.Set) -> str:
+    """`nonempty` as the C condition that guards a SCoP's code ("1" where it always runs)."""
+    return c_expr(isl.AstBuild.from_context(scop.context).expr_from_set(nonempty))
 
 
 def _by_pointer(scheduled: ScheduledScop, scalars_by_pointer: bool) -> frozenset[str]:
@@ -269,12 +278,10 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
         cell = c_ast.ID(arr.name) if scalars_by_pointer else c_ast.UnaryOp("&", c_ast.ID(arr.name))
         src, dst = (cell, device) if to_device else (device, cell)
         return [call_node("cudaCheckReturn", call_node("cudaMemcpy", dst, src, element, kind))]
-    known = context.align_params(box[0][0].get_space()).params()
-    # every bound is a minimum or maximum of one box: all are defined where it is not empty
-    where = box[0][0].domain().gist(known)
-    if where.intersect(known.align_params(where.get_space())).is_empty():
-        return []  # the box is empty wherever the SCoP runs (e.g. under --ctx)
-    (lo0, hi0), *rest = [(param_node(lo, context), param_node(hi, context)) for lo, hi in box]
+    placed = _box_in_c(box, context)
+    if placed is None:
+        return []
+    where, ((lo0, hi0), *rest) = placed
     host = c_ast.Cast(_pointer_type(arr.element_type), c_ast.ID(arr.name))
     inner = _product(extents[2:]) if extents[2:] else integer(1)
     rows = _count(lo0, hi0)
@@ -289,7 +296,22 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
         pitch = _mul(row, element)
         width = _mul(_mul(_count(lo1, hi1), inner), element)
         copy = call_node("cudaMemcpy2D", dst, pitch, src, pitch, width, rows, kind)
-    statement = call_node("cudaCheckReturn", copy)
+    return guarded(call_node("cudaCheckReturn", copy), where, context)
+
+
+def _box_in_c(box, context: isl.Set) -> tuple[isl.Set, list[tuple[c_ast.Node, c_ast.Node]]] | None:
+    """Where a transfer's box exists, and its bounds as C expressions in the parameters;
+    None when it is empty wherever the SCoP runs (e.g. under --ctx)."""
+    known = context.align_params(box[0][0].get_space()).params()
+    # every bound is a minimum or maximum of one box: all are defined where it is not empty
+    where = box[0][0].domain().gist(known)
+    if where.intersect(known.align_params(where.get_space())).is_empty():
+        return None
+    return where, [(param_node(lo, context), param_node(hi, context)) for lo, hi in box]
+
+
+def guarded(statement: c_ast.Node, where: isl.Set, context: isl.Set) -> list[c_ast.Node]:
+    """`statement` under the condition `where` on the parameters (none where that always holds)."""
     condition = c_node(isl.AstBuild.from_context(context).expr_from_set(where.align_params(context.get_space())))
     if is_constant(condition, 1):
         return [statement]
@@ -326,6 +348,12 @@ def _product(factors: list[c_ast.Node]) -> c_ast.Node:
 def _sizeof(type_name: str) -> c_ast.Node:
     return c_ast.UnaryOp("sizeof", c_ast.Typename(None, [], None, c_ast.TypeDecl(
         None, [], None, c_ast.IdentifierType(type_name.split()))))
+
+
+def cast(type_name: str, expr: c_ast.Node) -> c_ast.Cast:
+    """`(type_name) expr`."""
+    return c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None,
+                                                                    c_ast.IdentifierType(type_name.split()))), expr)
 
 
 def _pointer_type(type_name: str) -> c_ast.Typename:

@@ -132,6 +132,34 @@ def without_unrolling(schedule: isl.Schedule) -> isl.Schedule:
     return schedule.map_schedule_node_bottom_up(plain)
 
 
+def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, before_mark=None,
+                  after_mark=None) -> isl.AstNode:
+    """isl's AST of `schedule`, with its leaves anchored (`isl_workarounds.anchored_leaves`),
+    the loops named from `scheduled.names`, and the callbacks run under a guard (an
+    exception inside an isl callback corrupts the heap: it is raised again here)."""
+    scop = scheduled.scop
+    guard = CallbackGuard()
+    build = isl.AstBuild.from_context(scop.context)
+    build = build.set_iterators(iterator_ids(scop.ctx, scheduled.names.iterators(64)))
+    handles = []
+    build, handle = build.set_at_each_domain(guard.wrap(at_domain, lambda node, _b: node))
+    handles.append(handle)
+    if before_mark is not None:
+        build, handle = build.set_before_each_mark(guard.wrap(before_mark, lambda _id, _b: None))
+        handles.append(handle)
+    if after_mark is not None:
+        build, handle = build.set_after_each_mark(guard.wrap(after_mark, lambda node, _b: node))
+        handles.append(handle)
+    try:
+        root = build.node_from_schedule(anchored_leaves(schedule))
+    except isl.Error:
+        guard.reraise()     # a callback's own exception, not isl's
+        raise
+    guard.reraise()
+    del handles
+    return root
+
+
 class _AstBuilder:
     def __init__(self, scheduled: ScheduledScop, memory: MemoryPlan) -> None:
         self.scheduled, self.memory = scheduled, memory
@@ -150,21 +178,8 @@ class _AstBuilder:
         self.result: ScopAst | None = None
 
     def run(self, schedule: isl.Schedule) -> ScopAst:
-        ctx = self.scop.ctx
         self.result = ScopAst(self.scop, None)  # type: ignore[arg-type]
-        guard = CallbackGuard()
-        build = isl.AstBuild.from_context(self.scop.context)
-        build = build.set_iterators(iterator_ids(ctx, self.scheduled.names.iterators(64)))
-        build, h1 = build.set_at_each_domain(guard.wrap(self._at_domain, lambda node, _b: node))
-        build, h2 = build.set_before_each_mark(guard.wrap(self._before_mark, lambda _id, _b: None))
-        build, h3 = build.set_after_each_mark(guard.wrap(self._after_mark, lambda node, _b: node))
-        try:
-            root = build.node_from_schedule(anchored_leaves(schedule))
-        except isl.Error:
-            guard.reraise()     # a callback's own exception, not isl's
-            raise
-        guard.reraise()
-        del h1, h2, h3
+        root = ast_from_tree(self.scheduled, schedule, self._at_domain, self._before_mark, self._after_mark)
         self.result.root = root
         for key, iterators in _iterators_around_marks(root).items():
             self.result.launches[key] = replace(self.result.launches[key], host_iterators=iterators)

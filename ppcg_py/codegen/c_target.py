@@ -17,11 +17,10 @@ from dataclasses import dataclass
 import islpy as isl
 from pycparser import c_ast
 
-from ..isl_context import CallbackGuard
-from ..isl_workarounds import anchored_leaves, iterator_ids
 from ..schedule import ScheduledScop
-from .ast import ScopAst, StatementCall, Subscript
-from .expr import c_expr, c_node
+from . import runs_where, scop_guard
+from .ast import ScopAst, StatementCall, Subscript, ast_from_tree
+from .expr import c_node
 from .printer import AstPrinter, c_lines, c_text, declaration
 from .statements import instance, subscripted
 from .source import Source
@@ -70,18 +69,7 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
         result.calls[key] = StatementCall(stmt.name, iterators, references)
         return node.set_annotation(isl.Id(key, context=scop.ctx))
 
-    guard = CallbackGuard()
-    build = isl.AstBuild.from_context(scop.context)
-    build = build.set_iterators(iterator_ids(scop.ctx, scheduled.names.iterators(64)))
-    build, handle = build.set_at_each_domain(guard.wrap(at_domain, lambda node, _b: node))
-    try:
-        root = build.node_from_schedule(anchored_leaves(scheduled.final_schedule))
-    except isl.Error:
-        guard.reraise()     # a callback's own exception, not isl's
-        raise
-    guard.reraise()
-    del handle
-    result.root = root
+    result.root = ast_from_tree(scheduled, scheduled.final_schedule, at_domain)
     return result
 
 
@@ -128,8 +116,7 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool)
     code = c_lines(printer.statements(ast.root), indent + "    ")
     local = [indent + "  " + c_text(declaration(a.name, None, type_name=a.element_type)) + ";"
              for a in scop.arrays if a.local]
-    nonempty = scop.domain.params().intersect(scop.context).coalesce()
-    guard = c_expr(isl.AstBuild.from_context(scop.context).expr_from_set(nonempty))
+    guard = scop_guard(scop, runs_where(scop))
     how = ", ".join(["scheduled"] + (["tiled"] if tiled else [])
                     + ([f"{len(loops)} OpenMP loop(s)"] if loops else []))
     head = f"{indent}/* SCoP of {scop.function}, lines {scop.start_line}-{scop.end_line}: {how} by ppcg-py */"

@@ -27,10 +27,11 @@ from pycparser import c_ast
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
 from ..schedule import ScheduledScop
-from . import GeneratedFiles, _Argument, _Calls, _count, _grid_sizes, _host_locals, _kernel_arguments, _mul
-from . import _pointer_type, _product, _sizeof, _templates, array_extents
+from . import GeneratedFiles, _Argument, _box_in_c, _Calls, _count, _device_view, _function_name, _grid_sizes
+from . import _host_locals, _kernel_arguments, _mul, _pointer_type, _product, _sizeof, _templates, array_extents
+from . import cast, guarded, runs_where, scop_guard
 from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
-from .expr import c_expr, c_node, integer, is_constant, param_node
+from .expr import c_node, integer, is_constant
 from .expr import call as call_node
 from .printer import AstPrinter, c_lines, c_text, declaration
 from .source import Source
@@ -95,7 +96,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     scop = scheduled.scop
     prefix = scheduled.names.device
     extents = array_extents(scheduled)
-    nonempty = scop.domain.params().intersect(scop.context).coalesce()
+    nonempty = runs_where(scop)
     state = prefix + _free_name("ocl", {dev.array.name for dev in memory.arrays})
     queue = c_ast.StructRef(c_ast.ID(state), ".", c_ast.ID("queue"))
     transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], prefix, nonempty, queue,
@@ -117,25 +118,19 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
         seen = variants.setdefault(name, [])   # one function per distinct body, as for CUDA
         if (body, parameters) not in seen:
             seen.append((body, parameters))
-            function = name if len(seen) == 1 else f"{name}_{len(seen) - 1}"
-            kernels.append({"name": function, "parameters": parameters, "id_lines": _id_lines(launch),
-                            "body": body})
-        variant = seen.index((body, parameters))
-        function = name if variant == 0 else f"{name}_{variant}"
+            kernels.append({"name": _function_name(name, len(seen) - 1), "parameters": parameters,
+                            "id_lines": _id_lines(launch), "body": body})
+        function = _function_name(name, seen.index((body, parameters)))
         if function not in functions:
             functions.append(function)
         handle = c_ast.ArrayRef(c_ast.ID(f"{state}_kernel"), integer(functions.index(function)))
         return _launch(launch, handle, args, queue)
 
     body = c_lines(AstPrinter(host_calls.statements, on_mark).statements(ast.root), indent + "    ")
-    guard_expr = isl.AstBuild.from_context(scop.context).expr_from_set(nonempty)
-    devices = [{"type": dev.array.element_type, "device": prefix + dev.array.name,
-                "bytes": c_text(_mul(_product(extents[dev.array.name]) if extents[dev.array.name] else integer(1),
-                                     _sizeof(dev.array.element_type)))}
-               for dev in memory.arrays]
+    devices = [_device_view(dev, extents[dev.array.name], prefix) for dev in memory.arrays]
     host = templates.get_template("opencl_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
-        devices=devices, body=body, guard=c_expr(guard_expr), locals=_host_locals(scheduled),
+        devices=devices, body=body, guard=scop_guard(scop, nonempty), locals=_host_locals(scheduled),
         where="on the OpenCL device" if scheduled.kernels else "on the host (no parallelism)",
         state=state, functions=functions, opencl=bool(functions or devices), kernel_file=kernel_file,
         options=_c_string(options.opencl_compiler_options), use_gpu=int(options.opencl_use_gpu))
@@ -176,13 +171,8 @@ class _MathNames(c_ast.NodeVisitor):
             node.name = c_ast.ID(_RENAMED[name])
         if name in _MATH or name in _RENAMED:
             real = "float" if name.endswith("f") and name in _RENAMED else "double"
-            node.args.exprs = [arg if (name.startswith("ldexp") and k == 1) else _cast(real, arg)
+            node.args.exprs = [arg if (name.startswith("ldexp") and k == 1) else cast(real, arg)
                                for k, arg in enumerate(node.args.exprs)]
-
-
-def _cast(type_name: str, expr: c_ast.Node) -> c_ast.Cast:
-    return c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None, c_ast.IdentifierType([type_name]))),
-                      expr)
 
 
 def _declarations(memory: KernelMemory) -> list[c_ast.Node]:
@@ -220,11 +210,6 @@ def _size_array(name: str, values: list[c_ast.Node]) -> c_ast.Decl:
     return c_ast.Decl(name, [], [], [], [], declared, c_ast.InitList(values), None)
 
 
-def _size_t(node: c_ast.Node) -> c_ast.Node:
-    return c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(["size_t"]))),
-                      node)
-
-
 def _launch(launch: Launch, handle: c_ast.Node, args: list[_Argument], queue: c_ast.Node) -> list[c_ast.Node]:
     """The arguments and the launch of one kernel, under the launch's guard: global size
     grid × block and local size block, dimension 0 the innermost (CUDA's x)."""
@@ -235,7 +220,7 @@ def _launch(launch: Launch, handle: c_ast.Node, args: list[_Argument], queue: c_
     dims = max(len(block), len(grid))
     block += [integer(1)] * (dims - len(block))
     grid += [integer(1)] * (dims - len(grid))
-    total = [_mul(_size_t(g) if not isinstance(g, c_ast.Constant) else g, b) for g, b in zip(grid, block)]
+    total = [_mul(cast("size_t", g) if not isinstance(g, c_ast.Constant) else g, b) for g, b in zip(grid, block)]
     body: list[c_ast.Node] = [_size_array(f"{k}_local", block), _size_array(f"{k}_global", total)]
     for index, arg in enumerate(args):
         decl = arg.declaration
@@ -266,11 +251,10 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
         return [_check(call_node(f"clEnqueue{way}Buffer", queue, buffer, c_ast.ID("CL_TRUE"), integer(0), element,
                                  c_ast.UnaryOp("&", c_ast.ID(arr.name)), integer(0), c_ast.ID("NULL"),
                                  c_ast.ID("NULL")))]
-    known = context.align_params(box[0][0].get_space()).params()
-    where = box[0][0].domain().gist(known)
-    if where.intersect(known.align_params(where.get_space())).is_empty():
+    placed = _box_in_c(box, context)
+    if placed is None:
         return []
-    (lo0, hi0), *rest = [(param_node(lo, context), param_node(hi, context)) for lo, hi in box]
+    where, ((lo0, hi0), *rest) = placed
     host = c_ast.Cast(_pointer_type(arr.element_type), c_ast.ID(arr.name))
     inner = _product(extents[2:]) if extents[2:] else integer(1)
     rows = _count(lo0, hi0)
@@ -286,11 +270,7 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
         region = _size_literal([_mul(_mul(_count(lo1, hi1), inner), element), rows, integer(1)])
         copy = call_node(f"clEnqueue{way}BufferRect", queue, buffer, c_ast.ID("CL_TRUE"), origin, origin, region,
                          pitch, integer(0), pitch, integer(0), host, integer(0), c_ast.ID("NULL"), c_ast.ID("NULL"))
-    statement = _check(copy)
-    condition = c_node(isl.AstBuild.from_context(context).expr_from_set(where.align_params(context.get_space())))
-    if is_constant(condition, 1):
-        return [statement]
-    return [c_ast.If(condition, c_ast.Compound([statement]), None)]
+    return guarded(_check(copy), where, context)
 
 
 def _size_literal(values: list[c_ast.Node]) -> c_ast.Node:
