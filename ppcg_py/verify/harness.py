@@ -31,7 +31,7 @@ from pathlib import Path
 from .dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for
 from .emulate import ORDERS, build_emulated, run_emulated
 from .nvcc import nvcc_available, nvcc_check
-from .opencl import build_opencl, opencl_unavailable, run_opencl
+from .opencl import verify_opencl_output
 from .tools import BuildError, preprocessor_flags, run_program, run_tool
 
 __all__ = [
@@ -274,7 +274,7 @@ def verify(
         mismatches.update(verify_c_output(cfg, out_dir, expected, steps, workdir))
         return report()
     if cfg.target == "opencl":
-        _verify_opencl(cfg, out_dir, steps, expected, mismatches)
+        mismatches.update(verify_opencl_output(cfg, out_dir, expected, steps))
         return report()
     host, kernel = generated_files(cfg.source, out_dir)
     if not host.exists():
@@ -329,36 +329,6 @@ def verify(
             cxx_mismatches = {order: tuple(compare_dumps(as_cxx, actual, rtol=rtol, atol=atol))
                               for order, actual in results.items()}
     return report()
-
-
-def _verify_opencl(cfg: VerifyConfig, out_dir: Path, steps: _Steps, expected: Dump,
-                   mismatches: dict[str, tuple[str, ...]]) -> None:
-    """Build NAME_host.c with -lOpenCL beside NAME_kernel.cl, run it once on the OpenCL
-    runtime, and compare (as order "opencl")."""
-    host = out_dir / f"{cfg.source.stem}_host.c"
-    if not host.exists():
-        steps.fail("ppcg", f"exited 0 but wrote no {host.name}")
-        return
-    if (why := opencl_unavailable()) is not None:
-        steps.fail("opencl", f"no OpenCL runtime: {why}")
-        return
-    exe = out_dir / cfg.source.stem
-    try:
-        with steps.step("opencl build"):
-            # the original's own folder too: its quoted #includes are found there, and so here
-            include_dirs = (*cfg.include_dirs, str(cfg.source.resolve().parent))
-            build_opencl(host, exe, c_sources=cfg.extra_c_sources, include_dirs=include_dirs,
-                         defines=cfg.all_defines, timeout=cfg.compile_timeout)
-    except BuildError as exc:
-        steps.fail("opencl build", exc.stderr)
-        return
-    with steps.step("run opencl"):
-        proc = run_opencl(exe, cfg.program_args, timeout=cfg.run_timeout)
-    (out_dir.parent / "opencl.stderr").write_text(proc.stderr)
-    actual = _dump_of(steps, "run opencl", proc)
-    if actual is not None:
-        rtol, atol = tolerance_for(cfg.data_type)
-        mismatches["opencl"] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
 
 
 def _run_original(cfg: VerifyConfig, flags: list[str], workdir: Path, name: str, compiler: tuple[str, ...],

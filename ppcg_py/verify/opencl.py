@@ -14,9 +14,15 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
+from .dump import Dump, compare_dumps, tolerance_for
 from .tools import BuildError, preprocessor_flags, run_tool
 
-__all__ = ["CC", "CFLAGS", "build_opencl", "opencl_unavailable", "run_opencl"]
+if TYPE_CHECKING:
+    from .harness import VerifyConfig, _Steps
+
+__all__ = ["CC", "CFLAGS", "build_opencl", "opencl_unavailable", "run_opencl", "verify_opencl_output"]
 
 CC = "gcc"
 CFLAGS = ("-O1", "-std=gnu99")
@@ -83,3 +89,36 @@ def run_opencl(exe: Path, args: Sequence[str] = (), *, timeout: float = 300,
                               text=True, timeout=timeout, check=False)
     except subprocess.TimeoutExpired:
         return subprocess.CompletedProcess(argv, 124, "", f"timed out after {timeout:g} s")
+
+
+def verify_opencl_output(cfg: VerifyConfig, out_dir: Path, expected: Dump,
+                         steps: _Steps) -> dict[str, tuple[str, ...]]:
+    """Build NAME_host.c with -lOpenCL beside NAME_kernel.cl, run it once on the OpenCL
+    runtime, and compare (as order "opencl")."""
+    from .harness import _dump_of
+
+    host = out_dir / f"{cfg.source.stem}_host.c"
+    if not host.exists():
+        steps.fail("ppcg", f"exited 0 but wrote no {host.name}")
+        return {}
+    if (why := opencl_unavailable()) is not None:
+        steps.fail("opencl", f"no OpenCL runtime: {why}")
+        return {}
+    exe = out_dir / cfg.source.stem
+    try:
+        with steps.step("opencl build"):
+            # the original's own folder too: its quoted #includes are found there, and so here
+            include_dirs = (*cfg.include_dirs, str(cfg.source.resolve().parent))
+            build_opencl(host, exe, c_sources=cfg.extra_c_sources, include_dirs=include_dirs,
+                         defines=cfg.all_defines, timeout=cfg.compile_timeout)
+    except BuildError as exc:
+        steps.fail("opencl build", exc.stderr)
+        return {}
+    with steps.step("run opencl"):
+        proc = run_opencl(exe, cfg.program_args, timeout=cfg.run_timeout)
+    (out_dir.parent / "opencl.stderr").write_text(proc.stderr)
+    actual = _dump_of(steps, "run opencl", proc)
+    if actual is None:
+        return {}
+    rtol, atol = tolerance_for(cfg.data_type)
+    return {"opencl": tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))}
