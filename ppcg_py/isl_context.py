@@ -90,6 +90,14 @@ def node_at(schedule: isl.Schedule, path: list[int]) -> isl.ScheduleNode:
     return node
 
 
+def band_tiled(band: isl.ScheduleNode, sizes: tuple[int, ...]) -> isl.ScheduleNode:
+    """The band tiled by `sizes` (one per member): the tile band, with the point band below."""
+    values = isl.MultiVal.zero(band.band_get_space())
+    for k, size in enumerate(sizes):
+        values = values.set_val(k, isl.Val(size, band.get_ctx()))
+    return band.band_tile(values)
+
+
 def union_set_list(sets: list[isl.UnionSet]) -> isl.UnionSetList:
     """An isl list of union sets (islpy builds isl lists element by element)."""
     result = isl.UnionSetList.alloc(sets[0].get_ctx(), len(sets))

@@ -24,6 +24,7 @@ import islpy as isl
 
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
+from ..isl_context import band_tiled
 from ..options import Options
 from . import ScheduledScop, compute_schedule, scheduling_start
 from .private import changed_values, privatize
@@ -105,10 +106,7 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     n = band.band_n_member()
     tile = kernel_sizes(walk.options, walk.sizes, walk.tiled, n, 0, 0).tile
     walk.tiled += 1
-    values = isl.MultiVal.zero(band.band_get_space())
-    for k, size in enumerate(tile):
-        values = values.set_val(k, isl.Val(size, band.get_ctx()))
-    return band.band_tile(values)
+    return band_tiled(band, tile)
 
 
 def _first_coincident(band: isl.ScheduleNode) -> int | None:

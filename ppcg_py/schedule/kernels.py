@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import node_at, sets_of, tree_position
+from ..isl_context import band_tiled, node_at, sets_of, tree_position
 from ..names import Names
 from ..options import Options
 from .sizes import KernelSizes, kernel_sizes
@@ -148,10 +148,7 @@ class KernelMapper:
         host_schedule = node.get_prefix_schedule_union_map().intersect_domain(domain)
         untiled = isl.UnionMap.from_multi_union_pw_aff(node.band_get_partial_schedule()).intersect_domain(domain)
 
-        tiles = isl.MultiVal.zero(node.band_get_space())
-        for k, size in enumerate(sizes.tile):
-            tiles = tiles.set_val(k, isl.Val(size, ctx))
-        node = node.band_tile(tiles)                       # tile band, child: point band
+        node = band_tiled(node, sizes.tile)                # tile band, child: point band
         tile_schedule = node.band_get_partial_schedule()
         block_schedule = _prefix_map(tile_schedule, n_blocks)
         node = node.insert_filter(_modulo_filter(tile_schedule, sizes.grid, block_ids, domain))
