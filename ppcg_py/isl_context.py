@@ -72,6 +72,24 @@ def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
     return result
 
 
+def statement_names(instances: isl.UnionSet) -> frozenset[str]:
+    """The names of the statements with instances in `instances`."""
+    return frozenset(s.get_tuple_name() for s in sets_of(instances))
+
+
+def filter_instances(child: isl.ScheduleNode) -> isl.UnionSet:
+    """The instances a filter node lets through (its own domain is what reaches it)."""
+    return child.get_domain().intersect(child.filter_get_filter())
+
+
+def union_of(sets: list[isl.UnionSet]) -> isl.UnionSet:
+    """The union of a non-empty list of union sets."""
+    result = sets[0]
+    for other in sets[1:]:
+        result = result.union(other)
+    return result
+
+
 def tree_position(node: isl.ScheduleNode) -> list[int]:
     """The child indices from the root of `node`'s tree down to `node`."""
     path = []

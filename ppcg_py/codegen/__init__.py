@@ -13,7 +13,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from ..extract.c_walk import identifier_names
-from ..isl_context import sets_of
+from ..isl_context import statement_names
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
 from ..schedule import Kernel, ScheduledScop
@@ -371,7 +371,7 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
                       by_pointer: frozenset[str]) -> list[_Argument]:
     scop = scheduled.scop
     device = scheduled.names.device
-    names = _statement_names(launch.kernel.domain)
+    names = statement_names(launch.kernel.domain)
     stmts = [s for s in scop.statements if s.name in names]
     used_arrays = {acc.array for s in stmts for acc in s.accesses}
     used_ids = {n for s in stmts for n in identifier_names(s.body)}
@@ -425,5 +425,3 @@ def _grid_sizes(launch: Launch) -> list[c_ast.Node]:
     return sizes
 
 
-def _statement_names(domain: isl.UnionSet) -> set[str]:
-    return {s.get_tuple_name() for s in sets_of(domain)}

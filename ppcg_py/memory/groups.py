@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from ..extract.model import Array, Scop
-from ..isl_context import constant_on, maps_of, sets_of
+from ..isl_context import constant_on, maps_of, sets_of, statement_names
 from ..isl_workarounds import dims_as_params
 from ..names import Names
 from ..options import Options
@@ -182,7 +182,7 @@ def _stale_pair(kernel: Kernel, groups: list[_Group], placed: list[ArrayGroup]) 
 
 
 def _references(scop: Scop, kernel: Kernel) -> list[_Reference]:
-    statements = {s.get_tuple_name() for s in sets_of(kernel.domain)}
+    statements = statement_names(kernel.domain)
     refs = []
     for stmt in scop.statements:
         if stmt.name not in statements:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import node_at, sets_of, tree_position, union_set_list
+from ..isl_context import filter_instances, node_at, statement_names, tree_position, union_set_list
 from ..isl_workarounds import params_as_dims
 from ..schedule import Kernel
 from .groups import ArrayGroup, KernelMemory
@@ -145,19 +145,16 @@ def _device_end(node: isl.ScheduleNode, host_ends: frozenset[str], *, last: bool
     leaves the serial head and tail out (the mapper may have nested the outermost
     sequence's children in sequences of their own)."""
     while node.get_type() == NT.sequence:
-        children = [k for k in range(node.n_children()) if not _statements(node.child(k)) <= host_ends]
+        names = [statement_names(filter_instances(node.child(k))) for k in range(node.n_children())]
+        children = [k for k in range(node.n_children()) if not names[k] <= host_ends]
         if not children:
             return node
-        child = node.child(children[-1] if last else children[0]).child(0)
-        if child.get_type() != NT.sequence or not _statements(node.child(children[-1] if last else children[0])) \
-                & host_ends:
+        end = children[-1] if last else children[0]
+        child = node.child(end).child(0)
+        if child.get_type() != NT.sequence or not names[end] & host_ends:
             return child
         node = child
     return node
-
-
-def _statements(filter_node: isl.ScheduleNode) -> set[str]:
-    return {s.get_tuple_name() for s in sets_of(filter_node.get_domain().intersect(filter_node.filter_get_filter()))}
 
 
 def _copy(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, *, read: bool,

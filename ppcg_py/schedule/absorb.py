@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from ..isl_context import node_at, sets_of, tree_position, union_set_list
+from ..isl_context import filter_instances, node_at, statement_names, tree_position, union_set_list
 from .kernels import _has_parallelism, _leading_coincident
 
 NT = isl.schedule_node_type
@@ -77,7 +77,7 @@ def _absorb_one(node: isl.ScheduleNode, deps: isl.UnionMap, host: frozenset[str]
         for j in siblings:
             band = node.child(j).child(0)
             if band.get_type() == NT.band and _leading_coincident(band) > 0 \
-                    and not _statements(_instances(node.child(j))) <= host \
+                    and not statement_names(filter_instances(node.child(j))) <= host \
                     and _independent(node.child(k), node.child(j), deps):
                 return _merged(node, k, j)
     return None
@@ -89,31 +89,22 @@ def _loop_free(child: isl.ScheduleNode, host: frozenset[str]) -> bool:
     the band it may join: host statements stay outside kernels)."""
     if child.n_children() == 0 or child.child(0).get_type() != NT.leaf:
         return False
-    domain = _instances(child)
+    domain = filter_instances(child)
     if domain.is_empty():
         return False
-    if _statements(domain) <= host:
+    if statement_names(domain) <= host:
         return False
     return child.get_prefix_schedule_union_map().intersect_domain(domain).is_injective()
-
-
-def _statements(instances: isl.UnionSet) -> set[str]:
-    return {s.get_tuple_name() for s in sets_of(instances)}
 
 
 def _independent(one: isl.ScheduleNode, other: isl.ScheduleNode, deps: isl.UnionMap) -> bool:
     """No dependence joins the instances of the two children within one iteration of
     the loops around them."""
-    a, b = _instances(one), _instances(other)
+    a, b = filter_instances(one), filter_instances(other)
     prefix = one.get_prefix_schedule_union_map().union(other.get_prefix_schedule_union_map())
     same = prefix.apply_range(prefix.reverse())
     between = deps.intersect_domain(a).intersect_range(b).union(deps.intersect_domain(b).intersect_range(a))
     return between.intersect(same).is_empty()
-
-
-def _instances(child: isl.ScheduleNode) -> isl.UnionSet:
-    """The instances a filter lets through (a filter's own domain is what reaches it)."""
-    return child.get_domain().intersect(child.filter_get_filter())
 
 
 def _merged(node: isl.ScheduleNode, k: int, j: int) -> isl.ScheduleNode:
@@ -133,7 +124,7 @@ def _merged(node: isl.ScheduleNode, k: int, j: int) -> isl.ScheduleNode:
     for i, source in enumerate(rest):
         leaf = new.child(i).child(0)
         if i == position:
-            leaf = _joined_band(leaf, band, _instances(loop_free), before=k < j)
+            leaf = _joined_band(leaf, band, filter_instances(loop_free), before=k < j)
         else:
             leaf = _copy(leaf, source.child(0))
         new = leaf.parent().parent()
@@ -188,7 +179,8 @@ def _copy(leaf: isl.ScheduleNode, source: isl.ScheduleNode) -> isl.ScheduleNode:
         return _copy(node.child(0), source.child(0)).parent()
     if kind in (NT.sequence, NT.set):
         filters = [source.child(i).filter_get_filter() for i in range(source.n_children())]
-        node = leaf.insert_sequence(union_set_list(filters)) if kind == NT.sequence else leaf.insert_set(union_set_list(filters))
+        children = union_set_list(filters)
+        node = leaf.insert_sequence(children) if kind == NT.sequence else leaf.insert_set(children)
         for i in range(source.n_children()):
             node = _copy(node.child(i).child(0), source.child(i).child(0)).parent().parent()
         return node

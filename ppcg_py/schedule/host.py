@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ..extract.model import Scop, Statement
-from ..isl_context import sets_of
+from ..isl_context import filter_instances, statement_names, union_of
 from .kernels import _has_parallelism
 
 NT = isl.schedule_node_type
@@ -62,26 +62,26 @@ def host_ends(schedule: isl.Schedule) -> tuple[isl.Schedule, HostEnds]:
     kind = top.get_type()
     if kind not in (NT.sequence, NT.set):
         if top.get_type() == NT.leaf or not _has_parallelism(top):
-            return schedule, HostEnds(head=_statements(top.get_domain()))     # nothing parallel: all host
+            return schedule, HostEnds(head=statement_names(top.get_domain()))   # nothing parallel: all host
         return schedule, HostEnds()
     parallel = [_has_parallelism(top.child(k)) for k in range(top.n_children())]
-    filters = [_instances(top.child(k)) for k in range(top.n_children())]
+    filters = [filter_instances(top.child(k)) for k in range(top.n_children())]
     if not any(parallel):
-        return schedule, HostEnds(head=_statements(top.get_domain()))
+        return schedule, HostEnds(head=statement_names(top.get_domain()))
     if kind == NT.set:
         serial = [f for f, p in zip(filters, parallel) if not p]
         if not serial:
             return schedule, HostEnds()
-        tail = _union(serial)
+        tail = union_of(serial)
         try:
             schedule = top.order_after(tail).get_schedule()
         except isl.Error:
             return schedule, HostEnds()
-        return schedule, HostEnds(tail=_statements(tail))
+        return schedule, HostEnds(tail=statement_names(tail))
     first = parallel.index(True)
     last = len(parallel) - 1 - parallel[::-1].index(True)
-    head = _statements(_union(filters[:first])) if first > 0 else frozenset()
-    tail = _statements(_union(filters[last + 1:])) if last + 1 < len(filters) else frozenset()
+    head = statement_names(union_of(filters[:first])) if first > 0 else frozenset()
+    tail = statement_names(union_of(filters[last + 1:])) if last + 1 < len(filters) else frozenset()
     return schedule, HostEnds(head, tail)
 
 
@@ -116,16 +116,3 @@ def _touches_only(statement: Statement, scalars: set[str]) -> bool:
     return bool(statement.accesses) and all(a.array in scalars for a in statement.accesses)
 
 
-def _instances(child: isl.ScheduleNode) -> isl.UnionSet:
-    return child.get_domain().intersect(child.filter_get_filter())
-
-
-def _statements(instances: isl.UnionSet) -> frozenset[str]:
-    return frozenset(s.get_tuple_name() for s in sets_of(instances))
-
-
-def _union(sets: list[isl.UnionSet]) -> isl.UnionSet:
-    result = sets[0]
-    for other in sets[1:]:
-        result = result.union(other)
-    return result

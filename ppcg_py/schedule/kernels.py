@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import band_tiled, node_at, sets_of, tree_position
+from ..isl_context import band_tiled, node_at, statement_names, tree_position, union_of
 from ..names import Names
 from ..options import Options
 from .sizes import KernelSizes, kernel_sizes
@@ -98,7 +98,7 @@ class KernelMapper:
         domain = node.get_domain()
         if node.get_type() == NT.filter:
             domain = domain.intersect(node.filter_get_filter())
-        return {s.get_tuple_name() for s in sets_of(domain)} <= self.host
+        return statement_names(domain) <= self.host
 
     def _serial_runs_grouped(self, sequence: isl.ScheduleNode) -> isl.ScheduleNode:
         """The sequence with each run of consecutive children that have no parallelism
@@ -193,9 +193,9 @@ def _grouped(sequence: isl.ScheduleNode, first: int, last: int) -> isl.ScheduleN
     node = sequence
     try:
         if first > 0:
-            node = node.order_before(_union(filters[:first]))     # at the rest's copy of the sequence
+            node = node.order_before(union_of(filters[:first]))     # at the rest's copy of the sequence
         if last < n - 1:
-            node = node.order_after(_union(filters[last + 1:]))   # at the run's copy
+            node = node.order_after(union_of(filters[last + 1:]))   # at the run's copy
         node = node_at(node.get_schedule(), path)
     except isl.Error:
         return sequence
@@ -213,13 +213,6 @@ def _ancestry(node: isl.ScheduleNode) -> list[tuple]:
         node = node.parent()
         shape.append((node.get_type(), node.n_children()))
     return shape
-
-
-def _union(sets: list[isl.UnionSet]) -> isl.UnionSet:
-    result = sets[0]
-    for other in sets[1:]:
-        result = result.union(other)
-    return result
 
 
 def _atomic(band: isl.ScheduleNode) -> isl.ScheduleNode:
