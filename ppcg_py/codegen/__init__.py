@@ -21,10 +21,11 @@ from .ast import CopyCall, Launch, ScopAst, StatementCall, Subscript, TransferCa
 from .ast import dump as dump_ast
 
 __all__ = ["GeneratedFiles", "ScopAst", "build_ast", "dump_ast", "generate"]
-from .expr import c_expr, c_node, integer, is_constant, param_node
+from ..isl_c import c_node, integer, is_constant
+from .expr import c_expr, param_node
 from .ownership import owned
 from .source import Source, escape_bytes_in_literals
-from .expr import call as call_node
+from ..isl_c import call as call_node
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
 from .statements import instance, linearized, subscripted
 

@@ -20,7 +20,7 @@ from pycparser import c_ast
 from ..schedule import ScheduledScop
 from . import runs_where, scop_guard
 from .ast import ScopAst, StatementCall, Subscript, ast_from_tree
-from .expr import c_node
+from ..isl_c import c_node
 from .printer import AstPrinter, c_lines, c_text, declaration
 from .statements import instance, subscripted
 from .source import Source

@@ -31,8 +31,8 @@ from . import GeneratedFiles, _Argument, _box_in_c, _Calls, _count, _device_view
 from . import _host_locals, _kernel_arguments, _mul, _pointer_type, _product, _sizeof, _templates, array_extents
 from . import cast, guarded, runs_where, scop_guard
 from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
-from .expr import c_node, integer, is_constant
-from .expr import call as call_node
+from ..isl_c import c_node, integer, is_constant
+from ..isl_c import call as call_node
 from .printer import AstPrinter, c_lines, c_text, declaration
 from .source import Source
 

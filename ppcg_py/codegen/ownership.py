@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from .expr import c_node, integer
+from ..isl_c import c_node, integer
 
 
 def owned(checks: tuple, loops: dict[str, tuple], statement: c_ast.Node) -> list[c_ast.Node]:

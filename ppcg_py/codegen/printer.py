@@ -13,7 +13,7 @@ from collections.abc import Callable
 import islpy as isl
 from pycparser import c_ast, c_generator
 
-from .expr import c_node, is_constant
+from ..isl_c import c_node, is_constant
 
 NODE = isl.ast_node_type
 

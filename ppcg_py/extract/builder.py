@@ -18,6 +18,7 @@ from pycparser import c_ast, c_generator
 
 from ..diagnostics import CompileError
 from ..isl_budget import LIMITS, refinement
+from ..isl_c import c_node
 from ..isl_context import constant_on, sets_of
 from .accesses import RawAccess, statement_accesses, tag_references
 from .affine import AffineSpace
@@ -26,7 +27,7 @@ from .c_types import TypeError_, VarType, resolve, resolve_casts
 from .c_walk import NameScan, all_names, operand_ids
 from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import unused_after
-from .model import Access, Array, Kill, Scop, Statement
+from .model import Access, Array, Kill, Reference, Scop, Statement
 from .normalize import Declaration, StatementLabel, normalize
 from .regions import Region
 
@@ -64,6 +65,7 @@ class ScopBuilder:
         self.inlined: list[Inlined] = []
         self._label: str | None = None   # of the next statement
         self._exits: dict[int, tuple[str, isl.PwAff | None]] = {}   # id(For) -> iterator, exit value
+        self._stored_iterators: dict[str, object] = {}   # iterators whose exit value is stored -> coord
         with self.source_names():
             items = region.items
             if functions is not None:   # calls to the file's functions become their bodies
@@ -284,7 +286,7 @@ class ScopBuilder:
         if isinstance(node, c_ast.Compound):
             return self._block(node.block_items or [], env)
         if isinstance(node, c_ast.For):
-            return self._for(node, env)
+            return self._then_store_exit(node, env, self._for(node, env))
         if isinstance(node, c_ast.If):
             return self._if(node, env)
         if isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)):
@@ -345,6 +347,33 @@ class ScopBuilder:
             return None
         return body.insert_partial_schedule(_loop_schedule(body.get_domain(), depth, inner.signs[-1]))
 
+    def _then_store_exit(self, node: c_ast.For, env: _Env, loop: isl.Schedule | None) -> isl.Schedule | None:
+        """`loop`, followed by a statement that stores the iterator's exit value where
+        code after the SCoP may read the iterator (as pet does). The store runs once,
+        the last time the loop runs, so that it adds no dependence between iterations
+        of the loops around it."""
+        it = _loop_iterator(node)
+        if (it is None or not isinstance(node.init, c_ast.Assignment) or it in self.locals
+                or it not in self.region.symbols or unused_after(self.region, it)):
+            return loop
+        value = self._exits[id(node)][1]
+        if value is None:
+            raise CompileError.at(node.coord, f"'{it}' may be read after the SCoP, and its value "
+                                  "after this loop is not known")
+        name = f"S_{len(self.statements)}"
+        domain = _last_instance(env.domain, env.signs).set_tuple_name(name)
+        variable = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0)).set_tuple_name(it)
+        index = isl.Map.from_domain_and_range(domain, variable.align_params(domain.get_space()))
+        tag = f"ref_{self._n_references}"
+        self._n_references += 1
+        self._stored_iterators.setdefault(it, node.coord)
+        coord = node.coord
+        store = c_ast.Assignment("=", Reference(tag, coord), self._value_node(env, it, coord, value), coord)
+        self.statements.append(Statement(name, domain, env.iterators, (Access(it, index, False, True, tag),),
+                                         store, coord.line if coord else 0, coord.column if coord else 0))
+        stored = isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+        return stored if loop is None else loop.sequence(stored)
+
     def _assignment(self, node: c_ast.Node, env: _Env) -> isl.Schedule:
         exits: set[str] = set()   # iterators read after their loop: their exit values
 
@@ -373,12 +402,10 @@ class ScopBuilder:
         self._label = None
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
-    def _value_node(self, env: _Env, name: str, coord) -> c_ast.Node:
-        """C for a known value (outer iterators by their C names, which code generation
-        replaces as it does in the rest of the statement; parameters)."""
-        from ..codegen.expr import c_node   # printing an isl expression is code generation's
-
-        value = env.space.values[name].gist(env.domain).coalesce()
+    def _value_node(self, env: _Env, name: str, coord, value: isl.PwAff | None = None) -> c_ast.Node:
+        """C for the known value of `name` (outer iterators by their C names, which code
+        generation replaces as it does in the rest of the statement; parameters)."""
+        value = (env.space.values[name] if value is None else value).gist(env.domain).coalesce()
         dims = value.dim(isl.dim_type.in_)
         names = [value.get_dim_name(isl.dim_type.in_, k) for k in range(dims)]
         if any(n not in env.iterators for n, k in zip(names, range(dims)) if value.involves_dims(isl.dim_type.in_, k, 1)):
@@ -433,6 +460,10 @@ class ScopBuilder:
             arrays.append(Array(name, vt.base, *self._extents(name, vt), is_scalar=scalar,
                                 declared_line=vt.coord.line if vt.coord else None,
                                 live_after=not (scalar and unused_after(self.region, name))))
+        for name, coord in self._stored_iterators.items():
+            vt = self._type(name, coord)
+            arrays.append(Array(name, vt.base, (), (), is_scalar=True,
+                                declared_line=vt.coord.line if vt.coord else None))
         return tuple(arrays)
 
     def _local_arrays(self) -> tuple[Array, ...]:
@@ -546,6 +577,17 @@ def _bounded(domain: isl.Set, depth: int) -> bool:
         return not (domain.dim_max(depth).involves_nan() or domain.dim_min(depth).involves_nan())
     except isl.Error:  # "unbounded optimum"
         return False
+
+
+def _last_instance(domain: isl.Set, signs: tuple[int, ...]) -> isl.Set:
+    """The point of `domain` that runs last: lexicographically largest, each
+    dimension counted in its loop's direction."""
+    flip = isl.MultiAff.identity(domain.get_space().map_from_set())
+    for k, sign in enumerate(signs):
+        if sign < 0:
+            flip = flip.set_aff(k, flip.get_aff(k).neg())
+    flip = isl.Map.from_multi_aff(flip)
+    return domain.apply(flip).lexmax().apply(flip)
 
 
 def _loop_schedule(domain: isl.UnionSet, depth: int, sign: int) -> isl.MultiUnionPwAff:
