@@ -104,7 +104,7 @@ def _run_cli(args: list[str], cwd: Path | None = None) -> subprocess.CompletedPr
                           env=env, cwd=cwd)
 
 
-@pytest.mark.parametrize("name", ["subscript_product", "option_tile_sizes_zero", "syntax_unbalanced_brace"])
+@pytest.mark.parametrize("name", ["zero_step", "option_tile_sizes_zero", "syntax_unbalanced_brace"])
 def test_bad_input_in_a_subprocess(name, tmp_path):
     """The real command line: exit status, stderr and files as a user sees them."""
     path = CORPUS / f"{name}.c"

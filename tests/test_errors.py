@@ -14,36 +14,41 @@ HEADER = "#include <stdio.h>\n#include <math.h>\n"
 
 # (name, function body or whole file, expected line, expected message fragment)
 CASES = [
-    ("non_affine_subscript", """void f(int n, double A[100][100]) {
+    ("may_access_without_size", """void f(int n, int P[100], double *A) {
 #pragma scop
   for (int i = 0; i < n; i++)
-    A[i * i][0] = 1.0;
+    A[P[i]] = 1.0;
 #pragma endscop
-}""", 6, "non-affine array subscript: 'i * i'"),
-    ("while_loop", """void f(int n, double A[100]) {
-  int i = 0;
+}""", 6, "has no declared size"),
+    ("iterator_in_dynamic_control_read_after", """void f(int n, double A[100], int *out) {
+  int j;
 #pragma scop
-  while (i < n) A[0] = 1.0;
+  for (int i = 0; i < n; i++)
+    if (A[i] > 0)
+      for (j = 0; j < n; j++)
+        A[j] += 1.0;
 #pragma endscop
-}""", 6, "while loop"),
-    ("data_dependent_bound", """void f(int n, int B[100], double A[100]) {
+  *out = j;
+}""", 7, "'j' may be read after the SCoP"),
+    ("return_in_while", """void f(int n, double A[100]) {
 #pragma scop
-  for (int i = 0; i < B[0]; i++)
-    A[i] = 1.0;
+  for (int i = 0; i < n; i++)
+    while (A[i] > 0)
+      return;
 #pragma endscop
-}""", 5, "loop condition depends on data"),
+}""", 7, "unsupported statement in SCoP (return)"),
+    ("zero_step", """void f(int n, double A[100]) {
+#pragma scop
+  for (int i = 0; i < n; i -= 0)
+    A[i] = 0.0;
+#pragma endscop
+}""", 5, "step by a non-zero constant"),
     ("syntax_error", """void f(int n, double A[100]) {
 #pragma scop
   for (int i = 0; i < n; i++)
     A[i] = ;
 #pragma endscop
 }""", 6, "error"),
-    ("data_dependent_subscript", """void f(int n, int P[100], double A[100]) {
-#pragma scop
-  for (int i = 0; i < n; i++)
-    A[P[i]] = 1.0;
-#pragma endscop
-}""", 6, "depends on data"),
     ("impure_call", """double g(double);
 void f(int n, double A[100]) {
 #pragma scop
@@ -72,20 +77,6 @@ void f(int n, double A[100]) {
     *(A + i) = 0.0;
 #pragma endscop
 }""", 6, "pointer operation"),
-    ("non_constant_step", """void f(int n, int s, double A[100]) {
-#pragma scop
-  for (int i = 0; i < n; i += s)
-    A[i] = 0.0;
-#pragma endscop
-}""", 5, "step by a non-zero constant"),
-    ("goto", """void f(int n, double A[100]) {
-#pragma scop
-  for (int i = 0; i < n; i++) {
-    A[i] = 0.0;
-    break;
-  }
-#pragma endscop
-}""", 7, "break"),
 ]
 
 

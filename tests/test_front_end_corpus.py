@@ -12,8 +12,8 @@ An accepted program has a `main` that runs its SCoP's function on several sizes
 (when installed) and verify in the CUDA emulation in both thread orders against
 gcc's build of the original; its host file must keep the input's bytes outside the
 SCoPs (a byte-order mark first, CRLF line ends, Latin-1 bytes). The programs about
-file encodings and about calls (`call_*`: inlined, so every target prints them) also
-verify with --target=c.
+file encodings, about calls (`call_*`: inlined, so every target prints them) and
+about dynamic control (`dd_*`) also verify with --target=c; `dd_*` also on OpenCL.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ REJECTED = [p for p in FILES if header(p)[1] is not None]
 
 def test_corpus_covers_the_points():
     assert len(FILES) >= 40
-    for prefix in ("label_", "exit_", "affine_", "reject_", "call_"):
+    for prefix in ("label_", "exit_", "affine_", "reject_", "call_", "dd_"):
         assert sum(p.stem.startswith(prefix) for p in FILES) >= 5, prefix
     for form in FILE_FORMS:
         assert any(form in p.stem for p in ACCEPTED), form
@@ -74,8 +74,11 @@ def test_program_verifies(path, tmp_path):
     args, _ = header(path)
     report = verify(VerifyConfig(source=path, ppcg_args=args), tmp_path / "cuda")
     assert report.ok, report.summary()
-    if any(form in path.stem for form in FILE_FORMS) or path.stem.startswith("call_"):
+    if any(form in path.stem for form in FILE_FORMS) or path.stem.startswith(("call_", "dd_")):
         report = verify(VerifyConfig(source=path, ppcg_args=args, target="c", threads=(1, 2)), tmp_path / "c")
+        assert report.ok, report.summary()
+    if path.stem.startswith("dd_"):     # dynamic control prints the source's C: OpenCL C must take it too
+        report = verify(VerifyConfig(source=path, ppcg_args=args, target="opencl"), tmp_path / "opencl")
         assert report.ok, report.summary()
 
 

@@ -6,20 +6,21 @@ that has no value, which would make its result meaningless."""
 from __future__ import annotations
 
 import subprocess
+from collections import Counter
 
 import pytest
 from fuzz.generate import Features, generate
 from fuzz.interp import UndefinedRead, footprint
 from fuzz.patterns import PATTERNS, patterns, rates
-from fuzz.program import (Arith, ArrayDecl, Assign, Bin, Const, If, Local, Loop, Num, Program, Ref, ScalarDecl,
-                          Var, walk_nodes)
+from fuzz.program import (Arith, ArrayDecl, Assign, Bin, Const, DataIf, If, Local, Loop, Num, Program, Ref,
+                          ScalarDecl, Var, While, walk_nodes)
 from fuzz.render import render
 from fuzz.shrink import _runnable
 
 SAMPLE = 200
 NEW = ("scalar_private", "scalar_accumulate", "scalar_after_loop", "scalar_carried", "scalar_temporary",
        "local_assigned", "local_nested", "local_shadow", "array_shifted")
-OFF = Features(scalar_flow=False, local_scopes=False, array_overlap=False)
+OFF = Features(scalar_flow=False, local_scopes=False, array_overlap=False, dynamic=False)
 
 N = (("n", 6),)
 A1 = ArrayDecl("A", "double", 1)
@@ -76,7 +77,7 @@ def test_the_idioms_only_add_to_the_base_program():
     statements in the same order, with the idioms' statements between them."""
     kept = 0
     for k in range(30):
-        base, enriched = generate(f"patterns:{k}", OFF), generate(f"patterns:{k}")
+        base, enriched = generate(f"patterns:{k}", OFF), generate(f"patterns:{k}", Features(dynamic=False))
         if base.params != enriched.params:
             continue  # the idioms made the program too long for its sizes: smaller ones
         kept += 1
@@ -237,3 +238,10 @@ def test_temporaries_live_in_the_function_and_in_out_scalars_are_dumped():
     assert "  double t;\n" in function and "  double u = 0.25;\n" in function
     assert "    double v;\n" in function
     assert 'dump_double("s"' in text and 'dump_double("t"' not in text and "t_io" not in text
+
+
+def test_dynamic_control_is_generated():
+    """ifs on data and while loops (fuzz/dynamic.py) appear in a fair share of programs."""
+    kinds = Counter(type(n).__name__ for k in range(120) for scop in generate(f"dynamic:{k}").scops
+                    for n in walk_nodes(scop) if isinstance(n, (DataIf, While)))
+    assert kinds["DataIf"] >= 10 and kinds["While"] >= 2, kinds

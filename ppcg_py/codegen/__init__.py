@@ -27,7 +27,7 @@ from .ownership import owned
 from .source import Source, escape_bytes_in_literals
 from ..isl_c import call as call_node
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
-from .statements import instance, linearized, subscripted
+from .statements import elements, instance, linearized, subscripted
 
 if TYPE_CHECKING:
     import jinja2
@@ -227,8 +227,8 @@ class _Calls:
     def statements(self, key: str, loops: dict[str, tuple]) -> list[c_ast.Node]:
         call = self.ast.calls[key]
         if isinstance(call, StatementCall):
-            references = {tag: self._element(ref) for tag, ref in call.references.items()}
             iterators = {name: c_node(e) for name, e in call.iterators.items()}
+            references = elements(call.references, self._element, iterators)
             return owned(call.owned, loops, instance(self.bodies[call.statement], references, iterators))
         if isinstance(call, CopyCall):
             return owned(call.owned, loops,
@@ -237,8 +237,8 @@ class _Calls:
             return self.transfers[(call.array, call.to_device)]
         return [call_node("__syncthreads")]
 
-    def _element(self, ref: Subscript) -> c_ast.Node:
-        indices = [c_node(e) for e in ref.indices]
+    def _element(self, ref: Subscript, indices: list[c_ast.Node] | None = None) -> c_ast.Node:
+        indices = [c_node(e) for e in ref.indices] if indices is None else indices
         if ref.host and not indices:
             return _host_scalar(ref.name, ref.name in self.by_pointer)
         if ref.host:    # an element of the host's array: a pointer to its first element in the SCoP's function
@@ -375,7 +375,7 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
     names = statement_names(launch.kernel.domain)
     stmts = [s for s in scop.statements if s.name in names]
     used_arrays = {acc.array for s in stmts for acc in s.accesses}
-    used_ids = {n for s in stmts for n in identifier_names(s.body)}
+    used_ids = {n for s in stmts for n in _names_in(s)}
     args = [_Argument(parameter(dev.array.element_type, dev.array.name, pointer=True), c_ast.ID(device + dev.array.name))
             for dev in memory.arrays if dev.array.name in used_arrays]
     args += [_Argument(parameter(t, p), c_ast.ID(p)) for p, t in zip(scop.parameters, scop.parameter_types)]
@@ -384,6 +384,17 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
     args += [_Argument(parameter(t, n), _host_scalar(n, n in by_pointer)) for n, t in sorted(by_value.items())]
     args += [_Argument(parameter("int", c), c_ast.ID(c)) for c in launch.host_iterators]
     return args
+
+
+def _names_in(stmt) -> set[str]:
+    """The identifiers a statement's code uses: its body's, and those of the source
+    subscripts it prints for over-approximated references."""
+    names = identifier_names(stmt.body)
+    for acc in stmt.accesses:
+        for subscript in acc.subscripts or ():
+            if subscript is not None:
+                names |= identifier_names(subscript)
+    return names
 
 
 def _kernel_text(launch: Launch, name: str, args: list[_Argument], body: list[str]) -> _KernelText:

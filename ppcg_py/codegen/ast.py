@@ -18,8 +18,9 @@ import re
 from dataclasses import dataclass, field, replace
 
 import islpy as isl
+from pycparser import c_ast
 
-from ..extract.model import Scop
+from ..extract.model import Access, Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
 from ..isl_context import CallbackGuard
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
@@ -37,7 +38,7 @@ class Subscript:
     kernel's argument)."""
 
     name: str
-    indices: tuple[isl.AstExpr, ...]
+    indices: tuple[isl.AstExpr | c_ast.Node, ...]   # a C node: a source's subscript (Access.subscripts)
     buffer: bool = False
     host: bool = False
 
@@ -231,6 +232,9 @@ class _AstBuilder:
             if acc.array in self.scheduled.host_scalars:
                 references[acc.tag] = Subscript(acc.array, (), host=True)
                 continue
+            if not acc.exact:   # its group stays in global memory
+                references[acc.tag] = Subscript(acc.array, source_indices(acc, instance, build), host=kernel is None)
+                continue
             index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(instance)
             elements = [index.get_pw_aff(k) for k in range(index.dim(isl.dim_type.out))]
             if kernel is None:      # host code (the SCoP's head or tail): the host's own variables
@@ -254,6 +258,20 @@ class _AstBuilder:
         array = Subscript(group.array, tuple(build.expr_from_pw_aff(e) for e in elements))
         owned = _ownership(self.kernels[self.kernel.kernel], outer, group.level, build)
         return CopyCall(local, array, owned) if read else CopyCall(array, local, owned)
+
+
+def source_indices(acc: Access, instance: isl.PwMultiAff, build: isl.AstBuild) -> tuple:
+    """The indices of an over-approximated reference: the source's subscript where
+    the model has one, isl's expression of the dimensions the relation gives exactly."""
+    indices: list[isl.AstExpr | c_ast.Node] = []
+    n = acc.index.dim(isl.dim_type.out)
+    for k, subscript in enumerate(acc.subscripts):
+        if subscript is None:
+            dim = acc.index.project_out(isl.dim_type.out, k + 1, n - k - 1).project_out(isl.dim_type.out, 0, k)
+            subscript = build.expr_from_pw_aff(isl.PwMultiAff.from_map(dim).pullback_pw_multi_aff(instance)
+                                               .get_pw_aff(0))
+        indices.append(subscript)
+    return tuple(indices)
 
 
 def _values_at(instance: isl.PwMultiAff, schedule: isl.UnionMap) -> isl.Map:

@@ -19,10 +19,10 @@ from pycparser import c_ast
 
 from ..schedule import ScheduledScop
 from . import runs_where, scop_guard
-from .ast import ScopAst, StatementCall, Subscript, ast_from_tree
+from .ast import ScopAst, StatementCall, Subscript, ast_from_tree, source_indices
 from ..isl_c import c_node
 from .printer import AstPrinter, c_lines, c_text, declaration
-from .statements import instance, subscripted
+from .statements import elements, instance, subscripted
 from .source import Source
 
 __all__ = ["CFile", "build_c_ast", "generate_c"]
@@ -61,6 +61,9 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
         iterators = {it: build.expr_from_pw_aff(at.get_pw_aff(k)) for k, it in enumerate(stmt.iterators)}
         references = {}
         for acc in stmt.accesses:
+            if not acc.exact:
+                references[acc.tag] = Subscript(acc.array, source_indices(acc, at, build), host=True)
+                continue
             index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(at)
             references[acc.tag] = Subscript(acc.array, tuple(build.expr_from_pw_aff(index.get_pw_aff(k))
                                                              for k in range(index.dim(isl.dim_type.out))),
@@ -98,11 +101,9 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool)
 
     def user(key: str, _loops: dict) -> list[c_ast.Node]:
         call = ast.calls[key]
-        references = {tag: c_ast.ID(ref.name) if not ref.indices
-                      else subscripted(ref.name, [c_node(e) for e in ref.indices])
-                      for tag, ref in call.references.items()}
-        return [instance(bodies[call.statement], references,
-                         {name: c_node(e) for name, e in call.iterators.items()})]
+        iterators = {name: c_node(e) for name, e in call.iterators.items()}
+        references = elements(call.references, lambda ref, indices: subscripted(ref.name, indices), iterators)
+        return [instance(bodies[call.statement], references, iterators)]
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         body = printer.statements(mark.mark_get_node())
@@ -135,9 +136,10 @@ def _with_pragma(statements: list[c_ast.Node], pragma: c_ast.Pragma, iterator: s
     result: list[c_ast.Node] = []
     for statement in statements:
         if isinstance(statement, c_ast.For):
-            if statement.init.decls[0].name == iterator:
+            if isinstance(statement.init, c_ast.DeclList) and statement.init.decls[0].name == iterator:
                 result.append(pragma)
-        elif isinstance(statement, c_ast.If):
+        elif isinstance(statement, c_ast.If) and isinstance(statement.iftrue, c_ast.Compound) \
+                and isinstance(statement.iffalse, (c_ast.Compound, type(None))):   # isl's (a statement's may be any)
             statement.iftrue = c_ast.Compound(_with_pragma(statement.iftrue.block_items or [], pragma, iterator))
             if statement.iffalse is not None:
                 statement.iffalse = c_ast.Compound(_with_pragma(statement.iffalse.block_items or [], pragma,

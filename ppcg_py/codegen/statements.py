@@ -10,15 +10,42 @@ parentheses the new expressions need.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
+from typing import Any
 
 from pycparser import c_ast
 
 from ..extract.model import Reference
+from ..isl_c import c_node
 
 
 def instance(body: c_ast.Node, references: dict[str, c_ast.Node], iterators: dict[str, c_ast.Node]) -> c_ast.Node:
     """`body` with references and iterators replaced (the body itself is left as it is)."""
     return _substituted(copy.deepcopy(body), references, iterators)
+
+
+def elements(subscripts: dict[str, Any], element: Callable[[Any, list[c_ast.Node]], c_ast.Node],
+             iterators: dict[str, c_ast.Node]) -> dict[str, c_ast.Node]:
+    """Each reference (tag -> `Subscript`) as C, given how to print an element of
+    its array at C indices. An index is an isl expression, or for a reference the
+    model over-approximates (`A[B[i]]`), the source's subscript, whose own
+    references (`B[i]`) and iterators are replaced first."""
+    done: dict[str, c_ast.Node] = {}
+    pending = dict(subscripts)
+    while pending:
+        for tag, ref in list(pending.items()):
+            inner = [r.tag for index in ref.indices if isinstance(index, c_ast.Node) for r in _references_in(index)]
+            if all(t in done for t in inner):
+                done[tag] = element(ref, [instance(i, done, iterators) if isinstance(i, c_ast.Node) else c_node(i)
+                                          for i in ref.indices])
+                del pending[tag]
+    return done
+
+
+def _references_in(node: c_ast.Node) -> list[Reference]:
+    if isinstance(node, Reference):
+        return [node]
+    return [r for _, child in node.children() for r in _references_in(child)]
 
 
 def _substituted(node: c_ast.Node, references: dict[str, c_ast.Node], iterators: dict[str, c_ast.Node]):

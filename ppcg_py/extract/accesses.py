@@ -13,6 +13,7 @@ from pycparser import c_ast
 from ..diagnostics import CompileError
 from .affine import AFFINE_CALLS
 from .model import Reference
+from .normalize import Marker
 
 PURE_FUNCTIONS = frozenset({
     "sqrt", "sqrtf", "exp", "expf", "pow", "powf", "fabs", "fabsf", "abs",
@@ -55,6 +56,40 @@ def statement_accesses(stmt: c_ast.Node, kind_of) -> list[RawAccess]:
                           f"unsupported statement in SCoP ({_describe_kind(stmt)})")
 
 
+def construct_accesses(node: c_ast.Node, kind_of) -> list[RawAccess]:
+    """The references of a construct of dynamic control (an `if` on data, a `while`
+    loop, a loop with `break`), in source order: those of its conditions, loop
+    headers and statements. Names `kind_of` calls 'private' (the construct's own
+    loop iterators and locals) are C variables of the construct: no access."""
+    if node is None or isinstance(node, (c_ast.Break, c_ast.Continue, c_ast.EmptyStatement, c_ast.Pragma,
+                                         Marker)):
+        return []
+    if isinstance(node, c_ast.Compound):
+        return [a for item in node.block_items or [] for a in construct_accesses(item, kind_of)]
+    if isinstance(node, c_ast.If):
+        return (_reads(node.cond, kind_of) + construct_accesses(node.iftrue, kind_of)
+                + construct_accesses(node.iffalse, kind_of))
+    if isinstance(node, c_ast.While):
+        return _reads(node.cond, kind_of) + construct_accesses(node.stmt, kind_of)
+    if isinstance(node, c_ast.DoWhile):
+        return construct_accesses(node.stmt, kind_of) + _reads(node.cond, kind_of)
+    if isinstance(node, c_ast.For):
+        init = node.init
+        if isinstance(init, c_ast.DeclList):
+            heads = [a for d in init.decls for a in _reads(d.init, kind_of)]
+        else:
+            heads = construct_accesses(init, kind_of) if init is not None else []
+        return (heads + _reads(node.cond, kind_of) + construct_accesses(node.stmt, kind_of)
+                + (construct_accesses(node.next, kind_of) if node.next is not None else []))
+    if isinstance(node, c_ast.ExprList):
+        return [a for e in node.exprs for a in construct_accesses(e, kind_of)]
+    if isinstance(node, c_ast.DeclList):
+        return [a for d in node.decls for a in construct_accesses(d, kind_of)]
+    if isinstance(node, c_ast.Decl):    # a local of the construct (kind 'private'): its initialiser's reads
+        return _reads(node.init, kind_of) if node.init is not None else []
+    return statement_accesses(node, kind_of)
+
+
 def tag_references(node: c_ast.Node, tags: list[tuple[c_ast.Node, str]]) -> c_ast.Node:
     """`node` with each reference node of `tags` (the same object, not an equal one)
     replaced by a `Reference` carrying its tag; changed in place."""
@@ -77,6 +112,8 @@ def _lvalue(node: c_ast.Node, kind_of, *, read_too: bool) -> list[RawAccess]:
         kind = kind_of(node.name)
         if kind == "iterator":
             raise CompileError.at(node.coord, f"loop iterator '{node.name}' is written inside its loop")
+        if kind == "private":
+            return []
         if kind in ("cell", "array"):
             if kind == "array":
                 raise CompileError.at(node.coord, f"assignment to array '{node.name}' as a whole")

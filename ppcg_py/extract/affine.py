@@ -21,6 +21,12 @@ ROUNDED_DIVISIONS = {"floord", "ceild"}
 AFFINE_CALLS = frozenset(MIN_MAX_CALLS | ROUNDED_DIVISIONS)
 
 
+class NotAffine(CompileError):
+    """An expression the model cannot know as a quasi-affine function: it reads
+    memory or is not affine. The builder then over-approximates (a subscript over
+    the array's extent; a condition or loop as one statement of dynamic control)."""
+
+
 class AffineSpace:
     """The set space of a statement nest: iterator dims (innermost wins) + params."""
 
@@ -139,13 +145,13 @@ class AffineSpace:
         # any other integer expression: true when non-zero
         return self.expr(node, what).non_zero_set()
 
-    def _non_affine(self, node: c_ast.Node, what: str, why: str | None = None) -> CompileError:
+    def _non_affine(self, node: c_ast.Node, what: str, why: str | None = None) -> NotAffine:
         text = self.describe(node)
         if nodes_of(node, c_ast.ArrayRef):
             reason = f"{what} depends on data: '{text}' reads memory"
         else:
             reason = f"non-affine {what}: '{text}'" + (f" ({why})" if why else "")
-        return CompileError.at(node.coord, reason)
+        return NotAffine.at(node.coord, reason)
 
 
 def _unique(names: tuple[str, ...]) -> list[str]:
@@ -165,10 +171,10 @@ def _call_name(node: c_ast.FuncCall) -> str:
 def _int_constant(node: c_ast.Constant, what: str, space: AffineSpace) -> int:
     if node.type not in ("int", "long int", "unsigned int", "long long int",
                          "unsigned long int", "unsigned long long int", "char"):
-        raise CompileError.at(node.coord, f"non-integer constant '{node.value}' in {what}")
+        raise NotAffine.at(node.coord, f"non-integer constant '{node.value}' in {what}")
     text = node.value.rstrip("uUlL")
     if node.type == "char":
-        raise CompileError.at(node.coord, f"character constant in {what}")
+        raise NotAffine.at(node.coord, f"character constant in {what}")
     return int(text, 0) if not (len(text) > 1 and text[0] == "0" and text[1].isdigit()) else int(text, 8)
 
 

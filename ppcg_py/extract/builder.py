@@ -20,11 +20,11 @@ from ..diagnostics import CompileError
 from ..isl_budget import LIMITS, refinement
 from ..isl_c import c_node
 from ..isl_context import constant_on, sets_of
-from .accesses import RawAccess, statement_accesses, tag_references
-from .affine import AffineSpace
+from .accesses import RawAccess, construct_accesses, statement_accesses, tag_references
+from .affine import AffineSpace, NotAffine
 from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
-from .c_walk import NameScan, all_names, operand_ids
+from .c_walk import NameScan, all_names, nodes_of, operand_ids
 from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import unused_after
 from .model import Access, Array, Kill, Reference, Scop, Statement
@@ -66,6 +66,7 @@ class ScopBuilder:
         self._label: str | None = None   # of the next statement
         self._exits: dict[int, tuple[str, isl.PwAff | None]] = {}   # id(For) -> iterator, exit value
         self._stored_iterators: dict[str, object] = {}   # iterators whose exit value is stored -> coord
+        self._after: dict[str, bool] = {}                  # name -> whether code after the SCoP may read it
         with self.source_names():
             items = region.items
             if functions is not None:   # calls to the file's functions become their bodies
@@ -74,6 +75,9 @@ class ScopBuilder:
             self.items, self.locals = normal.items, normal.locals
             for name, local in self.locals.items():
                 self.types[name] = self._resolve(name, local.decl)
+            # declared where normalize does not go (a `while` body): C locals of that construct
+            self._construct_locals = {d.name for item in self.items for d in nodes_of(item, c_ast.Decl)
+                                      if d.name and d.name not in self.region.symbols}
             self.kinds = self._classify()
             self.params = tuple(n for n in self._first_use_order() if self.kinds.get(n) == "param")
             self.context = self._context(context, assume_nonneg)
@@ -122,6 +126,9 @@ class ScopBuilder:
                 continue
             if name in iterators:
                 kinds[name] = "loopvar"
+                continue
+            if name in self._construct_locals:
+                kinds[name] = "private"   # a C variable of one statement of dynamic control
                 continue
             vt = self._type(name, coord)
             if vt is None:
@@ -285,7 +292,11 @@ class ScopBuilder:
     def _statement(self, node: c_ast.Node, env: _Env) -> isl.Schedule | None:
         if isinstance(node, c_ast.Compound):
             return self._block(node.block_items or [], env)
+        if isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            return self._dynamic(node, env)
         if isinstance(node, c_ast.For):
+            if _leaves_early(node):
+                return self._dynamic(node, env)
             return self._then_store_exit(node, env, self._for(node, env))
         if isinstance(node, c_ast.If):
             return self._if(node, env)
@@ -302,7 +313,10 @@ class ScopBuilder:
         return self._assignment(node, env)
 
     def _if(self, node: c_ast.If, env: _Env) -> isl.Schedule | None:
-        cond = env.space.condition(node.cond, "if condition")
+        try:
+            cond = env.space.condition(node.cond, "if condition")
+        except NotAffine:
+            return self._dynamic(node, env)
         then = self._statement(node.iftrue, _Env(env.iterators, env.domain.intersect(cond), env.space, env.signs))
         if node.iffalse is None:
             return then
@@ -314,7 +328,10 @@ class ScopBuilder:
 
     def _for(self, node: c_ast.For, env: _Env) -> isl.Schedule | None:
         it, init = _loop_init(node)
-        step = _loop_step(node, it)
+        try:
+            step = _loop_step(node, it)
+        except NotAffine:
+            return self._dynamic(node, env)
         if node.cond is None:
             raise CompileError.at(node.coord, f"loop over '{it}' has no condition (unbounded)")
         iterators = env.iterators + (it,)
@@ -329,14 +346,17 @@ class ScopBuilder:
         var = space.var(it)
         if any(n.name == it for n in operand_ids(init)):
             raise CompileError.at(node.coord, f"loop over '{it}' starts from its own previous value")
-        start = space.expr(init, "loop initialisation")
-        space = space.bind({n: v for n, v in outer_values.items() if n not in written})
+        try:
+            start = space.expr(init, "loop initialisation")
+            space = space.bind({n: v for n, v in outer_values.items() if n not in written})
+            holds = space.condition(node.cond, "loop condition")
+        except NotAffine:
+            return self._dynamic(node, env)
         bound = var.ge_set(start) if step > 0 else var.le_set(start)
         steps = domain.intersect(bound)     # every value the iterator could take, in order
         if abs(step) > 1:
             steps = steps.intersect(var.sub(start).mod_val(isl.Val(abs(step), self.ctx)).eq_set(space.const(0)))
-        domain = _until_first_failure(steps, steps.intersect(space.condition(node.cond, "loop condition")),
-                                      depth, step)
+        domain = _until_first_failure(steps, steps.intersect(holds), depth, step)
         if not _bounded(domain, depth):
             raise CompileError.at(node.coord, f"loop over '{it}' is unbounded: its condition "
                                   f"'{describe(node.cond)}' does not bound '{it}' in the direction it moves")
@@ -347,14 +367,20 @@ class ScopBuilder:
             return None
         return body.insert_partial_schedule(_loop_schedule(body.get_domain(), depth, inner.signs[-1]))
 
+    def _read_after(self, name: str) -> bool:
+        """Whether code after the SCoP may read the function's variable `name`."""
+        if name not in self._after:
+            self._after[name] = name in self.region.symbols and not unused_after(self.region, name)
+        return self._after[name]
+
     def _then_store_exit(self, node: c_ast.For, env: _Env, loop: isl.Schedule | None) -> isl.Schedule | None:
         """`loop`, followed by a statement that stores the iterator's exit value where
         code after the SCoP may read the iterator (as pet does). The store runs once,
         the last time the loop runs, so that it adds no dependence between iterations
         of the loops around it."""
         it = _loop_iterator(node)
-        if (it is None or not isinstance(node.init, c_ast.Assignment) or it in self.locals
-                or it not in self.region.symbols or unused_after(self.region, it)):
+        if (it is None or id(node) not in self._exits or not isinstance(node.init, c_ast.Assignment) or it in self.locals
+                or not self._read_after(it)):
             return loop
         value = self._exits[id(node)][1]
         if value is None:
@@ -385,22 +411,79 @@ class ScopBuilder:
                 exits.add(name)
                 return "param"    # no memory: a function of the outer iterators and parameters
             return kind
-        raw = statement_accesses(node, kind_of)
+        return self._new_statement(node, statement_accesses(node, kind_of), env, exits, must=True)
+
+    def _new_statement(self, node: c_ast.Node, raw: list[RawAccess], env: _Env, exits: set[str], *,
+                       must: bool) -> isl.Schedule:
+        """The statement of `node` with the references `raw` (its writes may-writes
+        unless `must`), and each iterator of `exits` replaced by its known value."""
         name = f"S_{len(self.statements)}"
         domain = env.domain.set_tuple_name(name)
         tags = [f"ref_{self._n_references + k}" for k in range(len(raw))]
         self._n_references += len(raw)
-        accesses = tuple(self._access(a, tag, env, domain) for a, tag in zip(raw, tags))
+        accesses = [self._access(a, tag, env, domain, must) for a, tag in zip(raw, tags)]
         resolve_casts(node, self.typedefs)
         use_float_math(node, lambda n: self._arithmetic_kind(env, n), self._cast_kind)
-        node = tag_references(node, [(a.ref, tag) for a, tag in zip(raw, tags)])
+        pairs = [(a.ref, tag) for a, tag in zip(raw, tags)]
+        values = {n: self._value_node(env, n, node.coord) for n in exits}
+        for k, acc in enumerate(accesses):
+            if not acc.exact:   # printed from the source: its own references tagged too
+                subscripts = tuple(sub if sub is None else _with_values(tag_references(sub, pairs), values)
+                                   for sub in acc.subscripts)
+                accesses[k] = Access(acc.array, acc.index, acc.is_read, acc.is_write, acc.tag, acc.must, subscripts)
+        node = tag_references(node, pairs)
         if exits:
-            node = _with_values(node, {name: self._value_node(env, name, node.coord) for name in exits})
+            node = _with_values(node, values)
         coord = node.coord
-        self.statements.append(Statement(name, domain, env.iterators, accesses, node,
+        self.statements.append(Statement(name, domain, env.iterators, tuple(accesses), node,
                                          coord.line if coord else 0, coord.column if coord else 0, self._label))
         self._label = None
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _dynamic(self, node: c_ast.Node, env: _Env) -> isl.Schedule:
+        """Control that depends on data, as one statement (pet's encapsulated dynamic
+        control): an `if` whose condition reads memory or is not affine, a `while` or
+        `do` loop, a `for` loop that leaves early or whose header is not affine. The
+        construct runs as written, where its statement runs (in a kernel: in one
+        thread). It reads all it may read; its writes are may-writes; a subscript the
+        model cannot know covers the array's extent. Its own loop iterators and
+        locals are C variables of the construct, declared in it."""
+        own = _own_variables(node)
+        for name in sorted(own.iterators):
+            if name not in self.locals and self._read_after(name):
+                raise CompileError.at(node.coord, f"'{name}' may be read after the SCoP, and its value after "
+                                      "a loop inside data-dependent control is not known")
+        written = _scan([node]).written
+        here = _Env(env.iterators, env.domain,
+                    env.space.bind({n: v for n, v in env.space.values.items() if n not in written}), env.signs)
+        exits: set[str] = set()
+        private = own.iterators | own.locals | self._construct_locals
+
+        def kind_of(name: str) -> str | None:
+            if name in env.iterators:
+                return "iterator"
+            if name in private:
+                return "private"
+            kind = self.kind_of(here, name)
+            if kind == "outside-loopvar":
+                if name not in here.space.values:
+                    raise CompileError.at(node.coord, f"'{name}' is used outside the loop that defines it")
+                exits.add(name)
+                return "param"
+            return kind
+        raw = construct_accesses(node, kind_of)
+        body = self._declaring(node, own)
+        return self._new_statement(body, raw, here, exits, must=False)
+
+    def _declaring(self, node: c_ast.Node, own: _Own) -> c_ast.Node:
+        """`node` with its locals declared where they start (their markers), and in a
+        block around it, the iterators of its loops that the SCoP's function declares."""
+        for marker in nodes_of(node, Declaration, StatementLabel):
+            _replace(node, marker, _declared(self.locals[marker.name].decl, marker.name)
+                     if isinstance(marker, Declaration) else c_ast.EmptyStatement(marker.coord))
+        outer = [_declared(self.region.symbols[n], n) for n in sorted(own.iterators)
+                 if n in self.region.symbols and n not in own.declared_in_loops]
+        return c_ast.Compound(outer + [node], node.coord) if outer else node
 
     def _value_node(self, env: _Env, name: str, coord, value: isl.PwAff | None = None) -> c_ast.Node:
         """C for the known value of `name` (outer iterators by their C names, which code
@@ -436,18 +519,43 @@ class ScopBuilder:
         except TypeError_:
             return "double"
 
-    def _access(self, raw: RawAccess, tag: str, env: _Env, domain: isl.Set) -> Access:
+    def _access(self, raw: RawAccess, tag: str, env: _Env, domain: isl.Set, must: bool = True) -> Access:
+        """The access of one reference. A subscript that is not affine (`A[B[i]]`,
+        `A[i * i]`) covers its dimension's extent: the access is then a may-access,
+        printed with the source's subscripts."""
         vt = self.types[raw.array]
         if len(raw.subscripts) != len(vt.dims):
             raise CompileError.at(raw.ref.coord, f"'{raw.array}' has {len(vt.dims)} dimensions but "
                                   f"is accessed with {len(raw.subscripts)} subscripts")
         relation = isl.Map.from_domain_and_range(
             domain, isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=list(self.params))))
-        for sub in raw.subscripts:
-            relation = relation.flat_range_product(env.space.expr(sub, "array subscript").as_map()
-                                                   .set_tuple_name(isl.dim_type.in_, domain.get_tuple_name()))
+        printed: list[c_ast.Node | None] = []
+        for k, sub in enumerate(raw.subscripts):
+            try:
+                part = env.space.expr(sub, "array subscript").as_map()
+                printed.append(None)
+            except NotAffine as err:
+                part = self._whole_dimension(raw, vt, k, env, err)
+                printed.append(sub)
+            relation = relation.flat_range_product(part.set_tuple_name(isl.dim_type.in_, domain.get_tuple_name()))
         relation = relation.set_tuple_name(isl.dim_type.out, raw.array).intersect_domain(domain)
-        return Access(raw.array, relation, raw.is_read, raw.is_write, tag)
+        exact = all(p is None for p in printed)
+        return Access(raw.array, relation, raw.is_read, raw.is_write, tag, must=must and exact,
+                      subscripts=None if exact else tuple(printed))
+
+    def _whole_dimension(self, raw: RawAccess, vt: VarType, k: int, env: _Env, why: NotAffine) -> isl.Map:
+        """{ [i..] -> [o] : 0 <= o < extent } for dimension `k` of the array."""
+        dim = vt.dims[k]
+        if dim is None:
+            raise CompileError.at(raw.ref.coord, f"{why.message}, and array '{raw.array}' has no declared "
+                                  "size to bound the access by") from None
+        extent = AffineSpace(self.ctx, (), self.params, describe).expr(dim, f"size of array '{raw.array}'")
+        one = isl.Space.create_from_names(self.ctx, set=["o"], params=list(self.params))
+        ls = isl.LocalSpace.from_space(one)
+        var = isl.PwAff.var_on_domain(ls, isl.dim_type.set, 0)
+        bound = extent.project_domain_on_params().align_params(one).add_dims(isl.dim_type.in_, 1)
+        values = var.ge_set(isl.PwAff.zero_on_domain(ls)).intersect(var.lt_set(bound))
+        return isl.Map.from_domain_and_range(env.space.universe, values)
 
     # -- arrays -----------------------------------------------------------
     def _arrays(self) -> tuple[Array, ...]:
@@ -548,8 +656,13 @@ def _loop_step(node: c_ast.For, it: str) -> int:
                 value = int(right.value.rstrip("uUlL"), 0)
                 if value != 0:
                     return value if nxt.rvalue.op == "+" else -value
-    raise CompileError.at(getattr(nxt, "coord", None) or node.coord,
-                          f"loop over '{it}' must step by a non-zero constant ('{describe(nxt) if nxt else ''}')")
+    updates_itself = isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID) \
+        and nxt.lvalue.name == it and not (isinstance(nxt.rvalue, c_ast.Constant) and nxt.op in ("+=", "-="))
+    # a step the model cannot know (`i += k`, `i *= 2`) makes the loop dynamic control;
+    # no step, a zero step or a step of another variable is no loop over `it`
+    error = NotAffine if updates_itself else CompileError
+    raise error.at(getattr(nxt, "coord", None) or node.coord,
+                   f"loop over '{it}' must step by a non-zero constant ('{describe(nxt) if nxt else ''}')")
 
 
 def _until_first_failure(steps: isl.Set, holds: isl.Set, depth: int, step: int) -> isl.Set:
@@ -652,3 +765,61 @@ def _union(sets) -> isl.UnionSet:
         part = isl.UnionSet.from_set(s)
         result = part if result is None else result.union(part)
     return result
+
+
+@dataclass(frozen=True)
+class _Own:
+    """The C variables of a construct of dynamic control: its loops' iterators
+    (those declared in a loop header apart) and the locals declared in it."""
+
+    iterators: frozenset[str]
+    declared_in_loops: frozenset[str]
+    locals: frozenset[str]
+
+
+def _own_variables(node: c_ast.Node) -> _Own:
+    loops = nodes_of(node, c_ast.For)
+    iterators = {it for it in map(_loop_iterator, loops) if it is not None}
+    in_headers = {d.name for loop in loops if isinstance(loop.init, c_ast.DeclList) for d in loop.init.decls}
+    return _Own(frozenset(iterators), frozenset(in_headers),
+                frozenset(m.name for m in nodes_of(node, Declaration)))
+
+
+def _leaves_early(loop: c_ast.For) -> bool:
+    """Whether a `break` or `continue` of this loop (not of a loop inside) is in its body."""
+    def search(node: c_ast.Node) -> bool:
+        if isinstance(node, (c_ast.Break, c_ast.Continue)):
+            return True
+        if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
+            return False
+        return any(search(child) for _, child in node.children())
+    return search(loop.stmt)
+
+
+def _declared(decl: c_ast.Decl, name: str) -> c_ast.Decl:
+    """A declaration of `name` with the type of `decl`, no initialiser, no storage class."""
+    result = copy.deepcopy(decl)
+    result.name, result.init, result.storage, result.funcspec = name, None, [], []
+    inner = result.type
+    while not isinstance(inner, c_ast.TypeDecl):
+        inner = inner.type
+    inner.declname = name
+    return result
+
+
+def _replace(root: c_ast.Node, old: c_ast.Node, new: c_ast.Node) -> None:
+    """Put `new` where `old` is in the tree of `root` (in place)."""
+    for attr in root.__slots__:
+        if attr in ("coord", "__weakref__") or not hasattr(root, attr):
+            continue
+        value = getattr(root, attr)
+        if value is old:
+            setattr(root, attr, new)
+        elif isinstance(value, c_ast.Node):
+            _replace(value, old, new)
+        elif isinstance(value, list):
+            setattr(root, attr, [new if v is old else v for v in value])
+            for v in value:
+                if isinstance(v, c_ast.Node) and v is not old:
+                    _replace(v, old, new)
+

@@ -67,6 +67,19 @@ class Access:
     is_read: bool
     is_write: bool
     tag: str                          # ref_0, ref_1, ...: unique in the SCoP
+    # False for a may-write: it writes some of `index`'s elements, or none (a write
+    # under data-dependent control, or at a subscript the model cannot know). A
+    # may-write ends no live range: the dataflow analysis sees values through it.
+    must: bool = True
+    # Where the relation over-approximates the element (`A[i][B[i]]`, `A[i * i]`:
+    # those dimensions cover the array's extent), the C subscript to print for each
+    # dimension: the source's expression, with its own references tagged, or None
+    # for a dimension the relation gives exactly. None: the whole access is exact.
+    subscripts: tuple[c_ast.Node | None, ...] | None = field(default=None, compare=False)
+
+    @property
+    def exact(self) -> bool:
+        return self.subscripts is None
 
     def tagged_index(self) -> isl.Map:
         """{ [S[i..] -> ref_k[]] -> A[a..] }: the relation of this reference alone."""
@@ -142,13 +155,14 @@ class Scop:
             result = result.union(isl.UnionSet.from_set(stmt.domain))
         return result
 
-    def access_union(self, *, reads: bool, tagged: bool = False) -> isl.UnionMap:
+    def access_union(self, *, reads: bool, tagged: bool = False, must: bool | None = None) -> isl.UnionMap:
         """All reads (reads=True) or all writes as one union map; with `tagged`,
-        each reference's tagged relation (`{ [S[i] -> ref_k[]] -> A[..] }`)."""
+        each reference's tagged relation (`{ [S[i] -> ref_k[]] -> A[..] }`); with
+        `must` True (False), only the writes that are (are not) must-writes."""
         result = isl.UnionMap.empty(self.context.get_space())
         for stmt in self.statements:
             for acc in stmt.accesses:
-                if (acc.is_read if reads else acc.is_write):
+                if (acc.is_read if reads else acc.is_write and (must is None or acc.must == must)):
                     relation = acc.tagged_index() if tagged else acc.index
                     result = result.union(isl.UnionMap.from_map(relation))
         return result

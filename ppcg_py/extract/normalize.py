@@ -40,7 +40,7 @@ class Local:
     depth: int             # number of SCoP loops around the declaration
 
 
-class _Marker(c_ast.Node):
+class Marker(c_ast.Node):
     """A named mark between the statements of the normalised SCoP (no C of its own)."""
 
     __slots__ = ("name", "coord", "__weakref__")
@@ -57,13 +57,13 @@ class _Marker(c_ast.Node):
         return iter(())
 
 
-class Declaration(_Marker):
+class Declaration(Marker):
     """Where a local's life starts: no value written before it is read after it."""
 
     __slots__ = ()
 
 
-class StatementLabel(_Marker):
+class StatementLabel(Marker):
     """A label of the source: it names the statement that follows it."""
 
     __slots__ = ()

@@ -360,6 +360,10 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
     array = scop.array(group[0].array)
     if array.is_scalar:
         return _global(group, "scalar")
+    if any(not acc.exact or acc.is_write and not acc.must
+           for stmt in scop.statements for acc in stmt.accesses if acc.array == array.name):
+        # a copy would need the elements a may-write leaves alone, or an index isl cannot print
+        return _global(group, "may-accesses (data-dependent control or subscripts)")
     relation = _relation(group)
     reuse = _reuse(kernel, relation)
     reads = any(r.reads for r in group)

@@ -90,6 +90,7 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = fro
     device = frozenset(s.name for s in scop.statements) - host
     reads = _of_statements(scop, device, reads=True)
     writes = _of_statements(scop, device, reads=False)
+    must_writes = _of_statements(scop, device, reads=False, must=True)
     head_writes = _of_statements(scop, head, reads=False)
     tail_reads = _of_statements(scop, tail, reads=True)
     live_in = live_in.intersect_domain(_domain_of(scop, device))
@@ -116,7 +117,10 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = fro
         if written:
             box = _box_around(written_set, extent, array)
             out_box = box.bounds
-            holes = _holes(box.elements, written_set) if copy_out or not array.local else None
+            # a may-write leaves its elements as they were, or not: they are holes too
+            must_set = _elements(must_writes, array.name)
+            holes = _holes(box.elements, must_set if must_set is not None else isl.Set.empty(box.elements.get_space())) \
+                if copy_out or not array.local else None
             if holes is not None:
                 needed = holes if needed is None else needed.union(holes)
         copy_in = needed is not None and not needed.is_empty()
@@ -127,13 +131,14 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = fro
     return MemoryPlan(tuple(devices))
 
 
-def _of_statements(scop: Scop, statements: frozenset[str], *, reads: bool) -> isl.UnionMap:
-    """The reads (or writes) of the statements named `statements`: instance -> element."""
+def _of_statements(scop: Scop, statements: frozenset[str], *, reads: bool, must: bool = False) -> isl.UnionMap:
+    """The reads (or writes; with `must`, the must-writes) of the statements named
+    `statements`: instance -> element."""
     result = isl.UnionMap.empty(scop.context.get_space())
     for stmt in scop.statements:
         if stmt.name in statements:
             for acc in stmt.accesses:
-                if acc.is_read if reads else acc.is_write:
+                if acc.is_read if reads else acc.is_write and (acc.must or not must):
                     result = result.union(isl.UnionMap.from_map(acc.index))
     return result
 

@@ -144,7 +144,7 @@ def _from_text(ctx: isl.Context, text: dict | None) -> Dependences | None:
 
 def _value_based(scop: Scop) -> Dependences:
     """Live ranges, and anti and output dependences that no schedule may break."""
-    reads, writes = scop.access_union(reads=True), scop.access_union(reads=False)
+    reads, writes = scop.access_union(reads=True), _Writes.of(scop, tagged=False)
     flow, false, live_in = _dataflow(reads, writes, kill_accesses(scop, tagged=False), scop.dataflow_schedule)
     return Dependences(flow=flow.intersect_domain(scop.domain).coalesce(), false=false, live_in=live_in)
 
@@ -159,16 +159,17 @@ def _live_ranges(scop: Scop) -> Dependences:
     scalars = {a.name for a in scop.arrays if a.is_scalar}
     arrays = {a.name for a in scop.arrays} - scalars
     plain = _dataflow(of_named(scop.access_union(reads=True), arrays),
-                      of_named(scop.access_union(reads=False), arrays), isl.UnionMap.empty(scop.context.get_space()),
+                      _Writes.of(scop, tagged=False).of_named(arrays), isl.UnionMap.empty(scop.context.get_space()),
                       scop.schedule)
     reads = of_named(scop.access_union(reads=True, tagged=True), scalars)
-    writes = of_named(scop.access_union(reads=False, tagged=True), scalars)
+    scalar_writes = _Writes.of(scop, tagged=True).of_named(scalars)
+    writes = scalar_writes.all
     kills = kill_accesses(scop, tagged=True)
     schedule = scop.dataflow_schedule.pullback_union_pw_multi_aff(_tagger(reads.union(writes).union(kills)))
-    tagged_flow, tagged_false, tagged_live_in = _dataflow(reads, writes, kills, schedule)
+    tagged_flow, tagged_false, tagged_live_in = _dataflow(reads, scalar_writes, kills, schedule)
     tagged_flow = tagged_flow.intersect_domain(writes.domain()).coalesce()     # not from kills
     live_in = tagged_live_in.domain_factor_domain().coalesce()
-    live_out = _live_out(scop, writes, kills, schedule)
+    live_out = _live_out(scop, scalar_writes, kills, schedule)
     unmatched = writes.subtract_domain(tagged_flow.domain())
     order = (isl.UnionAccessInfo.from_sink(writes).set_may_source(unmatched.union(reads))
              .set_schedule_map(schedule_map(schedule)).compute_flow()).get_may_dependence().coalesce()
@@ -186,7 +187,29 @@ def _live_ranges(scop: Scop) -> Dependences:
                        references=_references(scop))
 
 
-def _dataflow(reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
+@dataclass(frozen=True)
+class _Writes:
+    """A SCoP's writes: those that write every element of their relation (must),
+    and those that may write some (under data-dependent control, or at a subscript
+    the model over-approximates)."""
+
+    must: isl.UnionMap
+    may: isl.UnionMap
+
+    @staticmethod
+    def of(scop: Scop, *, tagged: bool) -> _Writes:
+        return _Writes(scop.access_union(reads=False, tagged=tagged, must=True),
+                       scop.access_union(reads=False, tagged=tagged, must=False))
+
+    def of_named(self, names: set[str]) -> _Writes:
+        return _Writes(of_named(self.must, names), of_named(self.may, names))
+
+    @property
+    def all(self) -> isl.UnionMap:
+        return self.must.union(self.may)
+
+
+def _dataflow(reads: isl.UnionMap, writes: _Writes, kills: isl.UnionMap,
               schedule: isl.Schedule) -> tuple[isl.UnionMap, isl.UnionMap, isl.UnionMap]:
     """(live ranges, anti and output dependences, reads with no write before them).
 
@@ -194,21 +217,22 @@ def _dataflow(reads: isl.UnionMap, writes: isl.UnionMap, kills: isl.UnionMap,
     ten times more (tests/regressions/schedule_unable_to_carry.c: 63 s against 7 s).
     Over the tree isl crashed on one fuzzed SCoP (13:947,
     tests/regressions/dataflow_over_tree_crashes.c), hence the child process."""
-    flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
-            .set_schedule(schedule).compute_flow())
-    false = (isl.UnionAccessInfo.from_sink(writes).set_must_source(writes)
-             .set_may_source(reads).set_schedule(schedule).compute_flow())
+    flow = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.must.union(kills))
+            .set_may_source(writes.may).set_schedule(schedule).compute_flow())
+    false = (isl.UnionAccessInfo.from_sink(writes.all).set_must_source(writes.must)
+             .set_may_source(reads.union(writes.may)).set_schedule(schedule).compute_flow())
     return (flow.get_may_dependence(), false.get_may_dependence().coalesce(),
             flow.get_may_no_source().coalesce())
 
 
-def _live_out(scop: Scop, writes: isl.UnionMap, kills: isl.UnionMap, schedule: isl.Schedule) -> isl.UnionMap:
-    """Writes of variables read after the SCoP that no later write or kill overwrites."""
-    live = {a.name for a in scop.arrays if a.live_after}
-    writes = of_named(writes, live)
-    overwritten = (isl.UnionAccessInfo.from_sink(writes.union(kills)).set_must_source(writes)
-                   .set_schedule_map(schedule_map(schedule)).compute_flow()).get_may_dependence().domain()
-    return writes.subtract_domain(overwritten).domain_factor_domain().coalesce()
+def _live_out(scop: Scop, writes: _Writes, kills: isl.UnionMap, schedule: isl.Schedule) -> isl.UnionMap:
+    """Writes of variables read after the SCoP that no later write or kill overwrites
+    (a may-write overwrites nothing for sure)."""
+    live = writes.of_named({a.name for a in scop.arrays if a.live_after})
+    overwritten = (isl.UnionAccessInfo.from_sink(live.must.union(kills)).set_must_source(live.must)
+                   .set_may_source(live.may).set_schedule_map(schedule_map(schedule))
+                   .compute_flow()).get_may_dependence().domain()
+    return live.all.subtract_domain(overwritten).domain_factor_domain().coalesce()
 
 
 def _memory_based(scop: Scop) -> Dependences:

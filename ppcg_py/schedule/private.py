@@ -115,10 +115,12 @@ def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernel
         writes = _storage(scop, name, kernels, privates, reads=False)
         if writes.is_empty():
             continue
+        may_writes = _storage(scop, name, kernels, privates, reads=False, must=False)
         reads = _storage(scop, name, kernels, privates, reads=True)
         kills = of_named(kill_accesses(scop, tagged=False), {name})
-        new = (isl.UnionAccessInfo.from_sink(reads).set_must_source(writes.union(kills))
-               .set_schedule_map(schedule_map(schedule)).compute_flow()).get_may_dependence()
+        new = (isl.UnionAccessInfo.from_sink(reads).set_must_source(_storage(scop, name, kernels, privates, reads=False, must=True).union(kills))
+               .set_may_source(may_writes).set_schedule_map(schedule_map(schedule))
+               .compute_flow()).get_may_dependence()
         new = new.intersect_domain(writes.domain())
         if not new.is_equal(old):
             changed.add(name)
@@ -126,10 +128,10 @@ def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernel
 
 
 def _storage(scop: Scop, name: str, kernels: list[Threads], privates: list[frozenset[str]], *,
-             reads: bool) -> isl.UnionMap:
+             reads: bool, must: bool | None = None) -> isl.UnionMap:
     """Accesses of `name` as instances -> the variable they touch: `name[]`, or in a
     kernel that keeps it private, its copy for the launch and thread."""
-    accesses = of_named(scop.access_union(reads=reads), {name})
+    accesses = of_named(scop.access_union(reads=reads, must=must), {name})
     result = accesses
     for kernel, private in zip(kernels, privates):
         if name not in private:

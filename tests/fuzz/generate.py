@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, replace
 
+from .dynamic import add_dynamic_control
 from .interp import TooManyInstances, footprint
 from .program import (
     Arith,
@@ -72,6 +73,7 @@ class Features:
     scalar_flow: bool = True     # scalars reused, accumulated, carried, live after a loop (`idioms`)
     local_scopes: bool = True    # locals assigned after their declaration, nested, shadowing
     array_overlap: bool = True   # one array read twice, in place, at a parameter-dependent shift
+    dynamic: bool = True         # ifs on array values, while loops that stop early on them (`dynamic`)
 
 
 @dataclass
@@ -420,6 +422,8 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
                           split_functions=n_scops > 1 and gen.chance(0.4),
                           minmax_macros=gen.chance(0.7), iterators_in_for=gen.chance(0.7))
         program = enrich(program, gen, str(seed), _attempt, features)
+        if features.dynamic:
+            program = add_dynamic_control(program, f"{seed}:{_attempt}")
         for _shrink in range(6):
             count = _fits(program)
             if count is not None:

@@ -14,6 +14,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .program import (
+    DataIf,
+    While,
     Assign,
     Cond,
     Const,
@@ -246,6 +248,11 @@ def footprint(program: Program, limit: int = 50_000) -> Footprint:
             elif isinstance(node, If):
                 taken = "then" if ceval(node.cond, env) else "orelse"
                 run(getattr(node, taken), here + (taken,))
+            elif isinstance(node, DataIf):   # either branch may run: both count
+                run(node.then, here + ("then",))
+                run(node.orelse, here + ("orelse",))
+            elif isinstance(node, While):    # as many iterations as its bound allows
+                run((Loop(node.var, node.lo, node.hi, node.body),), path, block=False)
             elif isinstance(node, (Assign, Local)):
                 statement(node, here)
         if block:

@@ -176,7 +176,38 @@ class If:
     orelse: tuple["Node", ...] = ()
 
 
-Node = Union[Assign, Local, Loop, If]
+@dataclass(frozen=True)
+class Test:
+    """`ref op value`: a condition on data, which no compiler knows statically."""
+
+    ref: Ref
+    op: str  # < > <= >=
+    value: Num
+
+
+@dataclass(frozen=True)
+class DataIf:
+    """`if (test) then else orelse`: control that depends on data."""
+
+    test: Test
+    then: tuple["Node", ...]
+    orelse: tuple["Node", ...] = ()
+
+
+@dataclass(frozen=True)
+class While:
+    """`var = lo; while (var < hi && test) { body var++; }`: a loop that may stop
+    early, on data (`int var = lo;` in a block when iterators are declared in
+    their loops)."""
+
+    var: str
+    lo: IExpr
+    hi: IExpr
+    test: Test
+    body: tuple["Node", ...]
+
+
+Node = Union[Assign, Local, Loop, If, DataIf, While]
 
 # -- the program ------------------------------------------------------------
 
@@ -241,9 +272,9 @@ class Program:
 
 def children(node: Node) -> list[tuple[str, tuple[Node, ...]]]:
     """The statement lists directly inside a node (field name, list)."""
-    if isinstance(node, Loop):
+    if isinstance(node, (Loop, While)):
         return [("body", node.body)]
-    if isinstance(node, If):
+    if isinstance(node, (If, DataIf)):
         return [("then", node.then), ("orelse", node.orelse)]
     return []
 
@@ -281,6 +312,8 @@ def node_refs(node: Node):
         yield from data_refs(node.rhs)
     elif isinstance(node, Local) and node.init is not None:
         yield from data_refs(node.init)
+    elif isinstance(node, (DataIf, While)):
+        yield node.test.ref
 
 
 def used_names(program: Program) -> set[str]:

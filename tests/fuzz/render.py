@@ -15,6 +15,9 @@ from dataclasses import dataclass
 
 from .interp import Footprint, footprint
 from .program import (
+    DataIf,
+    Test,
+    While,
     Arith,
     Assign,
     Bin,
@@ -126,6 +129,9 @@ class _Printer:
         assert isinstance(e, CastTo)
         return f"(({e.ctype}) {self.data(e.a)})"
 
+    def test(self, t: Test) -> str:
+        return f"{self.ref(t.ref)} {t.op} {_literal(t.value)}"
+
     # -- statements -------------------------------------------------------
     def nodes(self, nodes: tuple[Node, ...], indent: str) -> list[str]:
         return [line for node in nodes for line in self.node(node, indent)]
@@ -144,6 +150,17 @@ class _Printer:
             if node.orelse:
                 out += [f"{indent}}} else {{", *self.nodes(node.orelse, indent + "  ")]
             return out + [f"{indent}}}"]
+        if isinstance(node, DataIf):
+            out = [f"{indent}if ({self.test(node.test)}) {{", *self.nodes(node.then, indent + "  ")]
+            if node.orelse:
+                out += [f"{indent}}} else {{", *self.nodes(node.orelse, indent + "  ")]
+            return out + [f"{indent}}}"]
+        if isinstance(node, While):
+            v, inner = node.var, indent + "  "
+            start = f"{inner}int {v} = {self.iexpr(node.lo)};" if self.program.iterators_in_for \
+                else f"{inner}{v} = {self.iexpr(node.lo)};"
+            return [f"{indent}{{", start, f"{inner}while ({v} < {self.iexpr(node.hi)} && {self.test(node.test)}) {{",
+                    *self.nodes(node.body, inner + "  "), f"{inner}  {v}++;", f"{inner}}}", f"{indent}}}"]
         assert isinstance(node, Loop)
         decl = "int " if self.program.iterators_in_for else ""
         v = node.var
@@ -209,7 +226,7 @@ def render(program: Program, fp: Footprint | None = None) -> str:
         lines += _temporaries(program, scalars, scop_ids)
         if not program.iterators_in_for:
             iters = sorted({n.var for k in scop_ids for n in walk_nodes(program.scops[k])
-                            if isinstance(n, Loop)})
+                            if isinstance(n, (Loop, While))})
             if iters:
                 lines.append(f"  int {', '.join(iters)};")
         for pos, k in enumerate(scop_ids):

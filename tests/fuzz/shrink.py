@@ -16,6 +16,8 @@ import islpy as isl
 
 from .interp import TooManyInstances, UndefinedRead, footprint
 from .program import (
+    DataIf,
+    While,
     Arith,
     Assign,
     Bin,
@@ -170,6 +172,12 @@ def _node_variants(node: Node) -> Iterator[tuple[Node, ...]]:
             yield (replace(node, hi=simpler),)
         for simpler in _iexpr_variants(node.lo):
             yield (replace(node, lo=simpler),)
+    elif isinstance(node, While):
+        yield (Loop(node.var, node.lo, node.hi, node.body),)
+    elif isinstance(node, DataIf):
+        yield node.then
+        if node.orelse:
+            yield node.orelse
     elif isinstance(node, If):
         yield node.then
         if node.orelse:

@@ -34,7 +34,7 @@ def copy_kernel(root: Path, category: str, name: str, new_name: str | None = Non
 def make_fake_root(root: Path) -> Path:
     """A tree laid out like the official PolyBench/C 4.2.1 checkout, from our own files:
     utilities/polybench.{h,c}, stencils/jacobi-1d, linear-algebra/solvers/durbin, and
-    stencils/broken-1d, a jacobi-1d whose SCoP holds a while loop ppcg-py rejects."""
+    stencils/broken-1d, a jacobi-1d whose SCoP holds a `return`, which ppcg-py rejects."""
     (root / "utilities").mkdir(parents=True)
     for name in ("polybench.h", "polybench.c"):
         shutil.copy(ROOT / "polybench" / "utilities" / name, root / "utilities" / name)
@@ -43,6 +43,6 @@ def make_fake_root(root: Path) -> Path:
     broken = copy_kernel(root, "stencils", "jacobi-1d", "broken-1d")
     text = broken.read_text()
     assert "#pragma scop\n" in text
-    broken.write_text(text.replace("#pragma scop\n", "#pragma scop\n  while (n < 0) n++;\n"))
+    broken.write_text(text.replace("#pragma scop\n", "#pragma scop\n  if (n < 0) return;\n"))
     (root / "README").write_text("not a kernel\n")
     return root

@@ -1,5 +1,4 @@
-// covers: rejected: a scalar assigned in the branches of an if has no known value after it
-// expect: 11:7: non-affine array subscript: 'k' ('k' is not a loop iterator or parameter)
+// covers: a scalar assigned from memory, used as a subscript: a may-access over the array
 #include <stdio.h>
 #define N 40
 static void compute(int n, int m, double A[N][N], double B[N], double C[N], int K[N])
@@ -7,7 +6,7 @@ static void compute(int n, int m, double A[N][N], double B[N], double C[N], int 
   int i, k;
 #pragma scop
   for (i = 0; i < n; i++) {
-    if (i > 2) k = i; else k = 1;
+    k = K[i];
     B[k] = 1.0;
   }
 #pragma endscop

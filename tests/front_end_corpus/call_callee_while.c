@@ -1,5 +1,4 @@
-// a callee with a while loop is rejected, naming the callee
-// expect: 10:3: in function 'g'
+// covers: an inlined callee with a while loop: dynamic control
 #include <stdio.h>
 #include <math.h>
 #define N 40

@@ -1,5 +1,4 @@
-// covers: rejected: a scalar assigned from memory is no affine value
-// expect: 11:7: non-affine array subscript: 'k' ('k' is not a loop iterator or parameter)
+// covers: a scalar assigned in the branches of an if, used as a subscript after it: a may-access
 #include <stdio.h>
 #define N 40
 static void compute(int n, int m, double A[N][N], double B[N], double C[N], int K[N])
@@ -7,7 +6,7 @@ static void compute(int n, int m, double A[N][N], double B[N], double C[N], int 
   int i, k;
 #pragma scop
   for (i = 0; i < n; i++) {
-    k = K[i];
+    if (i > 2) k = i; else k = 1;
     B[k] = 1.0;
   }
 #pragma endscop

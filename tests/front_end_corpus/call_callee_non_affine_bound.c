@@ -1,12 +1,11 @@
-// a callee whose loop bound is not affine is rejected, naming the callee
-// expect: 9:23: in function 'g'
+// covers: an inlined callee whose loop bound is not affine: dynamic control
 #include <stdio.h>
 #include <math.h>
 #define N 40
 #define M 30
 static void g(double r[M], int v)
 {
-  for (int j = 0; j < v * v; j++)
+  for (int j = 0; j < (v * v) % M; j++)
     r[j] = 0;
 }
 void kernel(int n, int m, double A[N][M], double B[N][M], double x[N], double y[N], int K[N])

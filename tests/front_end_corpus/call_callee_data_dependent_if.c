@@ -1,5 +1,4 @@
-// a callee whose condition reads memory is rejected, naming the callee
-// expect: 10:9: in function 'g'
+// covers: an inlined callee whose condition reads memory: dynamic control
 #include <stdio.h>
 #include <math.h>
 #define N 40

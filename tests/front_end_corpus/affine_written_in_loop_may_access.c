@@ -1,5 +1,4 @@
-// covers: rejected: a scalar written in a loop has no known value in that loop
-// expect: 11:7: non-affine array subscript: 'k' ('k' is not a loop iterator or parameter)
+// covers: a scalar written in a loop has no known value there: its subscript is a may-access
 #include <stdio.h>
 #define N 40
 static void compute(int n, int m, double A[N][N], double B[N], double C[N], int K[N])

@@ -1,5 +1,4 @@
-// covers: rejected: an unsigned scalar (it wraps around) gets no known value
-// expect: 12:7: non-affine array subscript: 'k' ('k' is not a loop iterator or parameter)
+// covers: an unsigned scalar (it wraps around) has no known value: its subscript is a may-access
 #include <stdio.h>
 #define N 40
 static void compute(int n, int m, double A[N][N], double B[N], double C[N], int K[N])

@@ -1,0 +1,110 @@
+"""Control that depends on data: `if`s on array values and `while` loops that stop
+early on them (issue 14: the compiler models them as dynamic control).
+
+Made from what the generator built, from a random stream of its own: an assignment
+to an array element becomes `if (test) assignment [else target = constant]`, and a
+loop whose body only assigns array elements becomes a `while` loop with the same
+bound and a test. The test reads an element the statement reads anyway, so the
+footprint (`interp`) keeps every access in bounds, and only of an array that is
+int or that no SCoP writes: a branch must not depend on the last bits of a
+computed value, which may differ between targets (OpenCL's math library).
+No scalar is written under such control: a read after it would then see a value
+that C may never have assigned.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+from .program import (
+    Assign,
+    DataIf,
+    Loop,
+    Node,
+    Num,
+    Program,
+    Ref,
+    Test,
+    While,
+    children,
+    data_refs,
+    walk_nodes,
+)
+
+CHANCE = 0.5           # of a program having dynamic control at all
+SITES = (1, 1, 2, 3)   # how many of its statements or loops become dynamic
+
+
+def add_dynamic_control(program: Program, seed: str) -> Program:
+    rng = random.Random(f"dynamic:{seed}")
+    if rng.random() >= CHANCE:
+        return program
+    types = {a.name: a.ctype for a in program.arrays}
+    written = {n.target.name for scop in program.scops for n in walk_nodes(scop) if isinstance(n, Assign)}
+    testable = {name for name, ctype in types.items() if ctype == "int" or name not in written}
+    scops = list(program.scops)
+    for _ in range(rng.choice(SITES)):
+        sites = [(k, path) for k, scop in enumerate(scops) for path in _sites(scop, (), testable)]
+        if not sites:
+            break
+        loops = [site for site in sites if isinstance(_at(scops[site[0]], site[1]), Loop)]
+        k, path = rng.choice(loops if loops and rng.random() < 0.5 else sites)
+        scops[k] = _rewrite(scops[k], path, lambda node: _dynamic(node, rng, types, testable))
+    return program.with_scops(tuple(scops))
+
+
+def _sites(nodes: tuple[Node, ...], path: tuple, testable: set[str]):
+    """Paths (index, field, index, ..., index) of the nodes that may become dynamic."""
+    for pos, node in enumerate(nodes):
+        here = path + (pos,)
+        if _tests(node, testable) and (isinstance(node, Assign) or _whileable(node)):
+            yield here
+        for name, body in children(node):
+            yield from _sites(body, here + (name,), testable)
+
+
+def _tests(node: Node, testable: set[str]) -> list[Ref]:
+    """The references `node` reads that a test may read."""
+    if isinstance(node, Assign):
+        if node.chain is not None or not node.target.subs:
+            return []
+        reads = data_refs(node.rhs)
+    elif isinstance(node, Loop):
+        reads = (r for s in node.body if isinstance(s, Assign) for r in data_refs(s.rhs))
+    else:
+        return []
+    return [r for r in reads if r.subs and r.name in testable]
+
+
+def _whileable(node: Node) -> bool:
+    return (isinstance(node, Loop) and node.step == 1 and not node.inclusive and bool(node.body)
+            and all(isinstance(s, Assign) and s.target.subs and s.chain is None for s in node.body))
+
+
+def _dynamic(node: Node, rng: random.Random, types: dict[str, str], testable: set[str]) -> Node:
+    ref = rng.choice(_tests(node, testable))
+    test = Test(ref, rng.choice(("<", ">", "<=", ">=")),
+                Num(rng.choice((0, 2, 5)), "int") if types[ref.name] == "int"
+                else Num(rng.choice((0.1, 0.3, 0.45)), "double"))
+    if isinstance(node, Loop):
+        return While(node.var, node.lo, node.hi, test, node.body)
+    assert isinstance(node, Assign)
+    orelse: tuple[Node, ...] = ()
+    if rng.random() < 0.4:
+        kind = types.get(node.target.name, "double")
+        orelse = (Assign(node.target, "=", Num(3 if kind == "int" else 0.25, kind)),)
+    return DataIf(test, (node,), orelse)
+
+
+def _at(nodes: tuple[Node, ...], path: tuple) -> Node:
+    node = nodes[path[0]]
+    return node if len(path) == 1 else _at(getattr(node, path[1]), path[2:])
+
+
+def _rewrite(nodes: tuple[Node, ...], path: tuple, change) -> tuple[Node, ...]:
+    pos = path[0]
+    if len(path) == 1:
+        return nodes[:pos] + (change(nodes[pos]),) + nodes[pos + 1:]
+    node, name = nodes[pos], path[1]
+    return nodes[:pos] + (replace(node, **{name: _rewrite(getattr(node, name), path[2:], change)}),) + nodes[pos + 1:]
+
