@@ -13,6 +13,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from ..extract.c_walk import identifier_names
+from ..extract.model import Array
 from ..isl_context import statement_names
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
@@ -143,7 +144,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], scheduled.names.device, nonempty,
                                                    scalars_by_pointer and not dev.array.local, to_device=way)
                  for dev in memory.arrays for way in (True, False)}
-    calls = _Calls(ast, extents, transfers, _by_pointer(scheduled, scalars_by_pointer))
+    calls = _Calls(ast, extents, transfers, _by_pointer(scheduled, scalars_by_pointer) | local_array_names(scop))
     kernels: list[_KernelText] = []
     variants: dict[str, list[tuple[list[str], str]]] = {}
 
@@ -164,9 +165,10 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
 
     body = c_lines(AstPrinter(calls.statements, on_mark).statements(ast.root), indent + "    ")
     devices = [_device_view(dev, extents[dev.array.name], scheduled.names.device) for dev in memory.arrays]
+    declared, freed = local_declarations(_host_locals(scheduled), extents)
     host = templates.get_template("host_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
-        devices=devices, body=body, guard=scop_guard(scop, nonempty), locals=_host_locals(scheduled),
+        devices=devices, body=body, guard=scop_guard(scop, nonempty), locals=declared, frees=freed,
         where="on the GPU" if scheduled.kernels else "on the host (no parallelism)")
     return host.rstrip("\n").split("\n"), kernels
 
@@ -190,12 +192,32 @@ def _by_pointer(scheduled: ScheduledScop, scalars_by_pointer: bool) -> frozenset
     return frozenset(a.name for a in scheduled.scop.arrays if not a.local)
 
 
-def _host_locals(scheduled: ScheduledScop) -> list[str]:
-    """Declarations of the variables declared in the SCoP that host code uses (its serial
-    head or tail, or a host statement), at the top of the SCoP's host code."""
+def _host_locals(scheduled: ScheduledScop) -> list[Array]:
+    """The variables declared in the SCoP that host code uses (its serial head or tail,
+    or a host statement): the host declares them."""
     used = {a.array for s in scheduled.scop.statements if s.name in scheduled.host_statements for a in s.accesses}
-    return [c_text(declaration(a.name, None, type_name=a.element_type)) + ";"
-            for a in scheduled.scop.arrays if a.local and a.name in used]
+    return [a for a in scheduled.scop.arrays if a.local and a.name in used]
+
+
+def local_declarations(arrays: Sequence[Array], extents: dict[str, list[c_ast.Node]]) -> tuple[list[str], list[str]]:
+    """Host declarations of variables declared in the SCoP, and what frees them: a
+    scalar as itself, an (expanded) array on the heap, indexed linearised (its size
+    is the product of the loops' extents around its declaration and may not fit on
+    the stack)."""
+    declared, freed = [], []
+    for a in arrays:
+        if not a.rank:
+            declared.append(c_text(declaration(a.name, None, type_name=a.element_type)) + ";")
+            continue
+        size = c_text(_mul(_product(extents[a.name]), _sizeof(a.element_type)))
+        declared.append(f"{a.element_type} *{a.name} = ({a.element_type} *) malloc({size});")
+        freed.append(f"free({a.name});")
+    return declared, freed
+
+
+def local_array_names(scop) -> frozenset[str]:
+    """The arrays declared in the SCoP: host code indexes them linearised."""
+    return frozenset(a.name for a in scop.arrays if a.local and a.rank)
 
 
 def array_extents(scheduled: ScheduledScop) -> dict[str, list[c_ast.Node]]:

@@ -28,7 +28,7 @@ from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
 from ..schedule import ScheduledScop
 from . import GeneratedFiles, _Argument, _box_in_c, _Calls, _count, _device_view, _function_name, _grid_sizes
-from . import _host_locals, _kernel_arguments, _mul, _pointer_type, _product, _sizeof, _templates, array_extents
+from . import _host_locals, _kernel_arguments, local_array_names, local_declarations, _mul, _pointer_type, _product, _sizeof, _templates, array_extents
 from . import cast, guarded, runs_where, scop_guard
 from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
 from ..isl_c import c_node, integer, is_constant
@@ -102,7 +102,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], prefix, nonempty, queue,
                                                    to_device=way)
                  for dev in memory.arrays for way in (True, False)}
-    host_calls = _Calls(ast, extents, transfers, frozenset())
+    host_calls = _Calls(ast, extents, transfers, local_array_names(scop))
     kernel_calls = _KernelCalls(ast, extents, transfers, frozenset())
     kernels: list[dict] = []
     functions: list[str] = []     # the kernel functions this SCoP launches, by index of their cl_kernel
@@ -128,9 +128,10 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
 
     body = c_lines(AstPrinter(host_calls.statements, on_mark).statements(ast.root), indent + "    ")
     devices = [_device_view(dev, extents[dev.array.name], prefix) for dev in memory.arrays]
+    declared, freed = local_declarations(_host_locals(scheduled), extents)
     host = templates.get_template("opencl_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
-        devices=devices, body=body, guard=scop_guard(scop, nonempty), locals=_host_locals(scheduled),
+        devices=devices, body=body, guard=scop_guard(scop, nonempty), locals=declared, frees=freed,
         where="on the OpenCL device" if scheduled.kernels else "on the host (no parallelism)",
         state=state, functions=functions, opencl=bool(functions or devices), kernel_file=kernel_file,
         options=_c_string(options.opencl_compiler_options), use_gpu=int(options.opencl_use_gpu))

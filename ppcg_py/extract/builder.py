@@ -27,6 +27,7 @@ from .c_types import TypeError_, VarType, resolve, resolve_casts
 from .c_walk import NameScan, all_names, nodes_of, operand_ids
 from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import unused_after
+from .local_arrays import expanded, expansion
 from .model import Access, Array, Kill, Reference, Scop, Statement
 from .normalize import Declaration, StatementLabel, normalize
 from .regions import Region
@@ -202,6 +203,7 @@ class ScopBuilder:
         if schedule is None or not self.statements:
             raise CompileError.at(self.region.start.coord, "empty SCoP: no statement between "
                                   "#pragma scop and #pragma endscop")
+        local_arrays = self._expanded_local_arrays()
         with_kills = schedule
         if self.kills:
             schedule = schedule.intersect_domain(_union(s.domain for s in self.statements))
@@ -210,7 +212,7 @@ class ScopBuilder:
             start_line=self.region.start.coord.line, end_line=self.region.end.coord.line,
             parameters=self.params, parameter_types=tuple(self.types[p].base for p in self.params),
             context=self.context,
-            arrays=self._arrays() + self._local_arrays(),
+            arrays=self._arrays() + self._local_arrays() + local_arrays,
             scalars_read_only=tuple((n, self.types[n].base) for n, k in self.kinds.items() if k == "scalar"),
             statements=tuple(self.statements), schedule=schedule,
             used_names=frozenset(all_names(self.region.function_node)) | frozenset(self.locals),
@@ -501,8 +503,16 @@ class ScopBuilder:
     def _kill(self, node: Declaration, env: _Env) -> isl.Schedule:
         name = f"kill_{len(self.kills)}"
         domain = env.domain.set_tuple_name(name)
-        variable = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0)).set_tuple_name(node.name)
-        index = isl.Map.from_domain_and_range(domain, variable.align_params(domain.get_space()))
+        vt = self.types[node.name]
+        if vt.dims:     # every element of this iteration's copy of the array
+            index = expansion(self.locals[node.name].depth, domain)
+            for k in range(len(vt.dims)):
+                whole = self._whole_dimension(RawAccess(node.name, (), False, True, node), vt, k, env, None)
+                index = index.flat_range_product(whole.set_tuple_name(isl.dim_type.in_, name))
+            index = index.set_tuple_name(isl.dim_type.out, node.name)
+        else:
+            variable = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0)).set_tuple_name(node.name)
+            index = isl.Map.from_domain_and_range(domain, variable.align_params(domain.get_space()))
         self.kills.append(Kill(name, node.name, index.intersect_domain(domain), f"ref_{self._n_references}"))
         self._n_references += 1
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
@@ -527,9 +537,14 @@ class ScopBuilder:
         if len(raw.subscripts) != len(vt.dims):
             raise CompileError.at(raw.ref.coord, f"'{raw.array}' has {len(vt.dims)} dimensions but "
                                   f"is accessed with {len(raw.subscripts)} subscripts")
-        relation = isl.Map.from_domain_and_range(
-            domain, isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=list(self.params))))
-        printed: list[c_ast.Node | None] = []
+        local = self.locals.get(raw.array)
+        if local is not None and vt.dims:   # an array declared in the SCoP: expanded over the loops around it
+            relation = expansion(local.depth, domain)
+            printed: list[c_ast.Node | None] = [None] * local.depth
+        else:
+            relation = isl.Map.from_domain_and_range(
+                domain, isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=list(self.params))))
+            printed = []
         for k, sub in enumerate(raw.subscripts):
             try:
                 part = env.space.expr(sub, "array subscript").as_map()
@@ -543,11 +558,12 @@ class ScopBuilder:
         return Access(raw.array, relation, raw.is_read, raw.is_write, tag, must=must and exact,
                       subscripts=None if exact else tuple(printed))
 
-    def _whole_dimension(self, raw: RawAccess, vt: VarType, k: int, env: _Env, why: NotAffine) -> isl.Map:
+    def _whole_dimension(self, raw: RawAccess, vt: VarType, k: int, env: _Env, why: NotAffine | None) -> isl.Map:
         """{ [i..] -> [o] : 0 <= o < extent } for dimension `k` of the array."""
         dim = vt.dims[k]
         if dim is None:
-            raise CompileError.at(raw.ref.coord, f"{why.message}, and array '{raw.array}' has no declared "
+            reason = why.message if why is not None else f"'{raw.array}' is declared in the SCoP"
+            raise CompileError.at(raw.ref.coord, f"{reason}, and array '{raw.array}' has no declared "
                                   "size to bound the access by") from None
         extent = AffineSpace(self.ctx, (), self.params, describe).expr(dim, f"size of array '{raw.array}'")
         one = isl.Space.create_from_names(self.ctx, set=["o"], params=list(self.params))
@@ -575,12 +591,25 @@ class ScopBuilder:
         return tuple(arrays)
 
     def _local_arrays(self) -> tuple[Array, ...]:
-        """The locals that some statement accesses: scalars of the SCoP alone."""
+        """The scalar locals that some statement accesses: scalars of the SCoP alone."""
         accessed = {a.array for s in self.statements for a in s.accesses}
         return tuple(Array(name, self.types[name].base, (), (), is_scalar=True,
                            declared_line=local.decl.coord.line if local.decl.coord else None,
                            local=True, live_after=False)
-                     for name, local in self.locals.items() if name in accessed)
+                     for name, local in self.locals.items() if name in accessed and not self.types[name].dims)
+
+    def _expanded_local_arrays(self) -> tuple[Array, ...]:
+        """The arrays declared in the SCoP that some statement accesses, expanded
+        (extract/local_arrays.py); their accesses and kills start at index 0."""
+        arrays = []
+        for name, local in self.locals.items():
+            if self.types[name].dims:
+                line = local.decl.coord.line if local.decl.coord else None
+                self.statements, self.kills, array = expanded(name, self.types[name].base, self.statements,
+                                                              self.kills, self.context, line)
+                if array is not None:
+                    arrays.append(array)
+        return tuple(arrays)
 
     def _extents(self, name: str, vt: VarType) -> tuple[tuple[isl.PwAff, ...], tuple[bool, ...]]:
         space = AffineSpace(self.ctx, (), self.params, describe)

@@ -152,12 +152,12 @@ class _Rewriter:
         if "static" in decl.storage or "extern" in decl.storage:
             raise CompileError.at(decl.coord, f"'{' '.join(decl.storage)}' declaration of '{decl.name}' "
                                   "inside a SCoP (only automatic scalars can be declared there)")
-        if isinstance(decl.type, (c_ast.ArrayDecl, c_ast.PtrDecl)):
-            kind = "array" if isinstance(decl.type, c_ast.ArrayDecl) else "pointer"
-            raise CompileError.at(decl.coord, f"{kind} '{decl.name}' declared inside a SCoP "
+        if isinstance(decl.type, c_ast.PtrDecl):
+            raise CompileError.at(decl.coord, f"pointer '{decl.name}' declared inside a SCoP "
                                   "(declare it before #pragma scop)")
         if isinstance(decl.init, c_ast.InitList):
-            raise CompileError.at(decl.coord, f"brace initialiser for scalar '{decl.name}'")
+            what = "array" if isinstance(decl.type, c_ast.ArrayDecl) else "scalar"
+            raise CompileError.at(decl.coord, f"brace initialiser for {what} '{decl.name}'")
         if decl.init is not None:
             self.rename(decl.init, scopes)  # the initialiser sees the outer names
         unique = self.fresh(decl.name)
