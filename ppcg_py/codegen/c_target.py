@@ -22,7 +22,7 @@ from . import runs_where, scop_guard
 from .ast import ScopAst, StatementCall, Subscript, ast_from_tree
 from ..isl_c import c_node
 from .printer import AstPrinter, c_lines, c_text, declaration
-from .statements import instance, subscripted
+from .statements import instance, printed_tags, subscripted
 from .source import Source
 
 __all__ = ["CFile", "build_c_ast", "generate_c"]
@@ -60,7 +60,10 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
         at = isl.PwMultiAff.from_map(schedule.reverse())
         iterators = {it: build.expr_from_pw_aff(at.get_pw_aff(k)) for k, it in enumerate(stmt.iterators)}
         references = {}
+        printed = printed_tags(stmt.body) if stmt.calls else None
         for acc in stmt.accesses:
+            if printed is not None and acc.tag not in printed:
+                continue
             index = isl.PwMultiAff.from_map(acc.index).pullback_pw_multi_aff(at)
             references[acc.tag] = Subscript(acc.array, tuple(build.expr_from_pw_aff(index.get_pw_aff(k))
                                                              for k in range(index.dim(isl.dim_type.out))),

@@ -21,6 +21,20 @@ def instance(body: c_ast.Node, references: dict[str, c_ast.Node], iterators: dic
     return _substituted(copy.deepcopy(body), references, iterators)
 
 
+def printed_tags(body: c_ast.Node) -> frozenset[str]:
+    """The tags of the references the body prints (a call to a summarised function has
+    accesses, its summary's, that no reference of the body stands for)."""
+    found = set()
+    stack = [body]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Reference):
+            found.add(node.tag)
+            continue
+        stack.extend(child for _, child in node.children())
+    return frozenset(found)
+
+
 def _substituted(node: c_ast.Node, references: dict[str, c_ast.Node], iterators: dict[str, c_ast.Node]):
     if isinstance(node, Reference):
         return copy.deepcopy(references[node.tag])

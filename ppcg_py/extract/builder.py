@@ -30,6 +30,7 @@ from .liveness import unused_after
 from .model import Access, Array, Kill, Reference, Scop, Statement
 from .normalize import Declaration, StatementLabel, normalize
 from .regions import Region
+from .summaries import build_summary_node, is_summary_node
 
 _GEN = c_generator.CGenerator()
 
@@ -66,6 +67,7 @@ class ScopBuilder:
         self._label: str | None = None   # of the next statement
         self._exits: dict[int, tuple[str, isl.PwAff | None]] = {}   # id(For) -> iterator, exit value
         self._stored_iterators: dict[str, object] = {}   # iterators whose exit value is stored -> coord
+        self._summary = None   # while a summarised call's summary is built: its accesses (summaries.py)
         with self.source_names():
             items = region.items
             if functions is not None:   # calls to the file's functions become their bodies
@@ -299,6 +301,8 @@ class ScopBuilder:
         if isinstance(node, (c_ast.Decl, c_ast.DeclList)):
             raise CompileError.at(node.coord, "declaration inside a SCoP is not supported yet "
                                   "(declare the variable before #pragma scop)")
+        if self._summary is not None or is_summary_node(node):
+            return build_summary_node(self, node, env)
         return self._assignment(node, env)
 
     def _if(self, node: c_ast.If, env: _Env) -> isl.Schedule | None:
