@@ -210,7 +210,6 @@ class _Inliner:
         name = node.name.name
         summary = self.functions.summaries[name]
         where = node.coord
-        at = f"{summary.file}:{summary.line}"
         sdef = self.functions.definitions.get(summary.summary)
         if sdef is None:
             raise CompileError(f"the summary function '{summary.summary}' of '{name}' is not defined in this "

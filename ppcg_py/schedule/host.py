@@ -61,8 +61,7 @@ def host_ends(schedule: isl.Schedule, host_only: frozenset[str] = frozenset()) -
     one is left between kernels all the same, the whole SCoP runs on the host."""
     schedule, ends = _host_ends(schedule, host_only)
     if host_only - ends.statements:
-        top = schedule.get_root()
-        return schedule, HostEnds(head=statement_names(top.get_domain()))
+        return schedule, HostEnds(head=statement_names(schedule.get_domain()))
     return schedule, ends
 
 
