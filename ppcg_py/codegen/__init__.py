@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import islpy as isl
 from pycparser import c_ast
 
+from ..diagnostics import CompileError
 from ..extract.c_walk import identifier_names
 from ..extract.model import Array
 from ..isl_context import statement_names
@@ -85,6 +86,8 @@ def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop
     replacements = []
     for k, (scheduled, memory, ast) in enumerate(scops):
         scop = scheduled.scop
+        if host_in_c:
+            _no_summarised_calls(scop)
         indent = text.indent(scop.start_line)
         host_lines, texts = _scop_code(scheduled, memory, ast, "  " if host_in_c else indent, options, templates,
                                        scalars_by_pointer=host_in_c)
@@ -269,6 +272,18 @@ class _Calls:
         if ref.buffer:
             return subscripted(ref.name, indices)
         return linearized(ref.name, indices, self.extents[ref.name])
+
+
+def _no_summarised_calls(scop) -> None:
+    """With variable-length array parameters the SCoP's host code is a C function that
+    gets each array as a flat pointer: an argument `A[i]` or `&s` of a call kept as
+    written (a function with a PENCIL summary) would not designate the program's memory."""
+    for stmt in scop.statements:
+        if stmt.calls:
+            raise CompileError(f"call to '{stmt.calls[0]}', which has a PENCIL summary, in a function with "
+                               "variable-length array parameters (the CUDA host code gets those arrays as "
+                               "flat pointers; use --target=c, or arrays of constant size)",
+                               scop.file, stmt.line, stmt.col or 1)
 
 
 def _host_scalar(name: str, by_pointer: bool) -> c_ast.Node:

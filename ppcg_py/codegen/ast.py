@@ -26,6 +26,7 @@ from ..isl_context import CallbackGuard
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
 from ..memory import ArrayGroup, KernelMemory, MemoryPlan, copy_statement, transfer_statement
 from ..schedule import Kernel, ScheduledScop
+from .statements import printed_tags
 
 NT = isl.schedule_node_type
 
@@ -228,7 +229,10 @@ class _AstBuilder:
         # the outer loop values (host, then tile) of this instance, from its kernel
         outer = _values_at(instance, kernel.outer_schedule) if kernel is not None and kernel.thread_ids else None
         references = {}
+        printed = printed_tags(stmt.body, stmt.accesses) if stmt.calls else None
         for acc in stmt.accesses:
+            if printed is not None and acc.tag not in printed:
+                continue
             if acc.array in self.scheduled.host_scalars:
                 references[acc.tag] = Subscript(acc.array, (), host=True)
                 continue

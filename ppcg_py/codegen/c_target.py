@@ -22,7 +22,7 @@ from . import array_extents, local_array_names, local_declarations, runs_where, 
 from .ast import ScopAst, StatementCall, Subscript, ast_from_tree, source_indices
 from ..isl_c import c_node
 from .printer import AstPrinter, c_lines
-from .statements import elements, instance, linearized, subscripted
+from .statements import elements, instance, linearized, printed_tags, subscripted
 from .source import Source
 
 __all__ = ["CFile", "build_c_ast", "generate_c"]
@@ -61,7 +61,10 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
         at = isl.PwMultiAff.from_map(schedule.reverse())
         iterators = {it: build.expr_from_pw_aff(at.get_pw_aff(k)) for k, it in enumerate(stmt.iterators)}
         references = {}
+        printed = printed_tags(stmt.body, stmt.accesses) if stmt.calls else None
         for acc in stmt.accesses:
+            if printed is not None and acc.tag not in printed:
+                continue
             if not acc.exact:
                 references[acc.tag] = Subscript(acc.array, source_indices(acc, at, build), host=True)
                 continue

@@ -48,6 +48,14 @@ def _references_in(node: c_ast.Node) -> list[Reference]:
     return [r for _, child in node.children() for r in _references_in(child)]
 
 
+def printed_tags(body: c_ast.Node, accesses=()) -> frozenset[str]:
+    """The tags of the references the body prints, and those inside the source
+    subscripts it prints (a call to a summarised function has accesses, its
+    summary's, that no reference of the body stands for)."""
+    nodes = [body] + [sub for acc in accesses for sub in acc.subscripts or () if sub is not None]
+    return frozenset(r.tag for node in nodes for r in _references_in(node))
+
+
 def _substituted(node: c_ast.Node, references: dict[str, c_ast.Node], iterators: dict[str, c_ast.Node]):
     if isinstance(node, Reference):
         return copy.deepcopy(references[node.tag])

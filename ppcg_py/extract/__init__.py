@@ -11,6 +11,7 @@ from .c_types import collect_typedefs
 from .model import Access, Array, Scop, Statement
 from .preprocess import parse, preprocess
 from .regions import find_regions
+from .summaries import find_summaries
 from .vla import has_vla_parameters
 
 __all__ = ["Access", "Array", "Program", "Scop", "Statement", "extract_program", "extract_scops"]
@@ -30,7 +31,7 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
     """Every SCoP of `path`, in source order."""
     ast = parse(preprocess(path, include_dirs, defines), path)
     typedefs = collect_typedefs(ast)
-    functions = FileFunctions.of(ast)
+    functions = FileFunctions.of(ast, find_summaries(path, ast))
     scops = tuple(ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions).build()
                   for region in find_regions(ast, path))
     return Program(scops, has_vla_parameters(ast))

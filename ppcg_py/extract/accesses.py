@@ -90,6 +90,11 @@ def construct_accesses(node: c_ast.Node, kind_of) -> list[RawAccess]:
     return statement_accesses(node, kind_of)
 
 
+def expression_reads(node: c_ast.Node, kind_of) -> list[RawAccess]:
+    """The references an expression reads (as on the right side of an assignment)."""
+    return _reads(node, kind_of)
+
+
 def tag_references(node: c_ast.Node, tags: list[tuple[c_ast.Node, str]]) -> c_ast.Node:
     """`node` with each reference node of `tags` (the same object, not an equal one)
     replaced by a `Reference` carrying its tag; changed in place."""

@@ -31,6 +31,7 @@ from .local_arrays import expanded, expansion
 from .model import Access, Array, Kill, Reference, Scop, Statement
 from .normalize import Declaration, StatementLabel, normalize
 from .regions import Region
+from .summaries import build_summary_node, is_summary_node
 
 _GEN = c_generator.CGenerator()
 
@@ -68,6 +69,7 @@ class ScopBuilder:
         self._exits: dict[int, tuple[str, isl.PwAff | None]] = {}   # id(For) -> iterator, exit value
         self._stored_iterators: dict[str, object] = {}   # iterators whose exit value is stored -> coord
         self._after: dict[str, bool] = {}                  # name -> whether code after the SCoP may read it
+        self._summary = None   # while a summarised call's summary is built: its accesses (summaries.py)
         with self.source_names():
             items = region.items
             if functions is not None:   # calls to the file's functions become their bodies
@@ -312,13 +314,15 @@ class ScopBuilder:
         if isinstance(node, (c_ast.Decl, c_ast.DeclList)):
             raise CompileError.at(node.coord, "declaration inside a SCoP is not supported yet "
                                   "(declare the variable before #pragma scop)")
+        if self._summary is not None or is_summary_node(node):
+            return build_summary_node(self, node, env)
         return self._assignment(node, env)
 
     def _if(self, node: c_ast.If, env: _Env) -> isl.Schedule | None:
         try:
             cond = env.space.condition(node.cond, "if condition")
-        except NotAffine:
-            return self._dynamic(node, env)
+        except NotAffine as cause:
+            return self._dynamic(node, env, cause)
         then = self._statement(node.iftrue, _Env(env.iterators, env.domain.intersect(cond), env.space, env.signs))
         if node.iffalse is None:
             return then
@@ -332,8 +336,8 @@ class ScopBuilder:
         it, init = _loop_init(node)
         try:
             step = _loop_step(node, it)
-        except NotAffine:
-            return self._dynamic(node, env)
+        except NotAffine as cause:
+            return self._dynamic(node, env, cause)
         if node.cond is None:
             raise CompileError.at(node.coord, f"loop over '{it}' has no condition (unbounded)")
         iterators = env.iterators + (it,)
@@ -352,8 +356,8 @@ class ScopBuilder:
             start = space.expr(init, "loop initialisation")
             space = space.bind({n: v for n, v in outer_values.items() if n not in written})
             holds = space.condition(node.cond, "loop condition")
-        except NotAffine:
-            return self._dynamic(node, env)
+        except NotAffine as cause:
+            return self._dynamic(node, env, cause)
         bound = var.ge_set(start) if step > 0 else var.le_set(start)
         steps = domain.intersect(bound)     # every value the iterator could take, in order
         if abs(step) > 1:
@@ -442,7 +446,7 @@ class ScopBuilder:
         self._label = None
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
-    def _dynamic(self, node: c_ast.Node, env: _Env) -> isl.Schedule:
+    def _dynamic(self, node: c_ast.Node, env: _Env, cause: NotAffine | None = None) -> isl.Schedule:
         """Control that depends on data, as one statement (pet's encapsulated dynamic
         control): an `if` whose condition reads memory or is not affine, a `while` or
         `do` loop, a `for` loop that leaves early or whose header is not affine. The
@@ -450,6 +454,8 @@ class ScopBuilder:
         thread). It reads all it may read; its writes are may-writes; a subscript the
         model cannot know covers the array's extent. Its own loop iterators and
         locals are C variables of the construct, declared in it."""
+        if self._summary is not None:   # a summary must be static-control
+            raise cause or CompileError.at(node.coord, "control that depends on data in an access summary")
         own = _own_variables(node)
         for name in sorted(own.iterators):
             if name not in self.locals and self._read_after(name):
@@ -550,6 +556,8 @@ class ScopBuilder:
                 part = env.space.expr(sub, "array subscript").as_map()
                 printed.append(None)
             except NotAffine as err:
+                if self._summary is not None:
+                    raise   # a summary's accesses are exact (summaries.py)
                 part = self._whole_dimension(raw, vt, k, env, err)
                 printed.append(sub)
             relation = relation.flat_range_product(part.set_tuple_name(isl.dim_type.in_, domain.get_tuple_name()))

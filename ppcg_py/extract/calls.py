@@ -28,7 +28,7 @@ its body breaks the rules, the message naming the callee and the call
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pycparser import c_ast, c_generator
 
@@ -38,6 +38,7 @@ from .affine import AFFINE_CALLS
 from .c_types import TypeError_, VarType, resolve
 from .c_walk import all_names, nodes_of
 from .regions import Region
+from .summaries import DEF, USE, Summary, SummaryCall, marked
 
 # Never inlined, even when the file defines them: the pure math functions (and the
 # integer min/max/floord/ceild of subscripts) are handled by name, as before.
@@ -52,13 +53,14 @@ class FileFunctions:
     definitions: dict[str, c_ast.FuncDef]
     globals: dict[str, c_ast.Decl]
     names: frozenset[str]
+    summaries: dict[str, Summary] = field(default_factory=dict)   # PENCIL's (summaries.py)
 
     @classmethod
-    def of(cls, ast: c_ast.FileAST) -> FileFunctions:
+    def of(cls, ast: c_ast.FileAST, summaries: dict[str, Summary] | None = None) -> FileFunctions:
         definitions = {ext.decl.name: ext for ext in ast.ext if isinstance(ext, c_ast.FuncDef)}
         globals_ = {ext.name: ext for ext in ast.ext
                     if isinstance(ext, c_ast.Decl) and ext.name and not isinstance(ext.type, c_ast.FuncDecl)}
-        return cls(definitions, globals_, frozenset(all_names(ast)))
+        return cls(definitions, globals_, frozenset(all_names(ast)), dict(summaries or {}))
 
 
 @dataclass(frozen=True)
@@ -95,7 +97,8 @@ def inline_calls(items: tuple[c_ast.Node, ...], functions: FileFunctions, region
     """The SCoP's statements with every call to a function of the file inlined (the
     region itself is left alone); each call inlined is added to `inlined`, as soon as
     its body is taken, so that an error in it can name it."""
-    if not any(isinstance(call.name, c_ast.ID) and call.name.name in functions.definitions
+    if not any(isinstance(call.name, c_ast.ID) and (call.name.name in functions.definitions
+                                                    or call.name.name in functions.summaries)
                for item in items for call in nodes_of(item, c_ast.FuncCall)):
         return items
     inliner = _Inliner(functions, region.symbols, typedefs,
@@ -154,6 +157,8 @@ class _Inliner:
             for decl in node.decls:
                 decl.init = self.expression(decl.init, before, stack)
             return before + [node]
+        if isinstance(node, c_ast.FuncCall) and self._summarised(node):
+            return before + [self.summarised(node, before, stack)]
         if isinstance(node, c_ast.FuncCall) and self._inlinable(node):
             self.call(node, before, stack)   # the value, if any, is dropped
             return before
@@ -180,6 +185,9 @@ class _Inliner:
             elif isinstance(value, list):
                 setattr(node, slot, [self.expression(v, before, stack) if isinstance(v, c_ast.Node) else v
                                      for v in value])
+        if isinstance(node, c_ast.FuncCall) and self._summarised(node):
+            raise CompileError.at(node.coord, f"call to '{node.name.name}', which has a PENCIL summary, "
+                                  "inside an expression (such a call must be a statement of its own)")
         if isinstance(node, c_ast.FuncCall) and self._inlinable(node):
             value = self.call(node, before, stack, arguments_done=True)
             if value is None:
@@ -190,10 +198,55 @@ class _Inliner:
 
     def _inlinable(self, node: c_ast.FuncCall) -> bool:
         return (isinstance(node.name, c_ast.ID) and node.name.name in self.functions.definitions
-                and node.name.name not in _KEPT_BY_NAME)
+                and node.name.name not in _KEPT_BY_NAME and node.name.name not in self.functions.summaries
+                and node.name.name not in (USE, DEF))
+
+    def _summarised(self, node: c_ast.FuncCall) -> bool:
+        return isinstance(node.name, c_ast.ID) and node.name.name in self.functions.summaries
+
+    def summarised(self, node: c_ast.FuncCall, before: list[c_ast.Node], stack: tuple[str, ...]) -> SummaryCall:
+        """A call statement of a function with a PENCIL summary: the call, kept, with the
+        summary's body inlined for its arguments (what the builder takes the accesses from)."""
+        name = node.name.name
+        summary = self.functions.summaries[name]
+        where = node.coord
+        sdef = self.functions.definitions.get(summary.summary)
+        if sdef is None:
+            raise CompileError(f"the summary function '{summary.summary}' of '{name}' is not defined in this "
+                               f"file (called at line {where.line if where else 0})",
+                               summary.file, summary.line, summary.column)
+        if summary.summary in stack or summary.summary == name:
+            raise CompileError.at(where, f"the summary of '{name}' calls itself")
+        formals = _formals(sdef)
+        if formals is None:
+            raise CompileError.at(sdef.coord, f"the summary function '{summary.summary}' takes a variable "
+                                  "number of arguments")
+        if summary.parameters is not None and summary.parameters != len(formals):
+            raise CompileError(f"the summary function '{summary.summary}' has {len(formals)} parameters, but "
+                               f"'{name}' has {summary.parameters}", summary.file, summary.line, summary.column)
+        args = [self.expression(a, before, stack) for a in (node.args.exprs if node.args else [])]
+        if len(args) != len(formals):
+            raise CompileError.at(where, f"call to '{name}' with {len(args)} arguments, but "
+                                  f"'{name}' has {len(formals)} parameters")
+        if node.args is not None:
+            node.args.exprs = args
+        for decl in nodes_of(sdef.body, c_ast.Decl):
+            if not any(decl in (loop.init.decls if isinstance(loop.init, c_ast.DeclList) else [])
+                       for loop in nodes_of(sdef.body, c_ast.For)):
+                raise CompileError.at(decl.coord, f"declaration of '{decl.name}' in the summary function "
+                                      f"'{summary.summary}' (a summary may declare loop iterators only)")
+        if _assigned_names(sdef.body) & {f.name for f in formals}:
+            raise CompileError.at(sdef.coord, f"the summary function '{summary.summary}' assigns one of "
+                                  "its parameters")
+        pointers = tuple(self._formal_type(f, summary.summary).is_array for f in formals)
+        items: list[c_ast.Node] = []
+        summary_call = c_ast.FuncCall(c_ast.ID(summary.summary, where), c_ast.ExprList(copy.deepcopy(args), where),
+                                      where)
+        self.call(summary_call, items, stack + (name,), arguments_done=True, by_value=True)
+        return SummaryCall(node, marked(items, summary.summary), summary, pointers, where)
 
     def call(self, node: c_ast.FuncCall, before: list[c_ast.Node] | None, stack: tuple[str, ...], *,
-             arguments_done: bool = False) -> c_ast.Node | None:
+             arguments_done: bool = False, by_value: bool = False) -> c_ast.Node | None:
         """Inline one call; its value (None for a function returning void)."""
         name = node.name.name
         where = node.coord
@@ -234,7 +287,8 @@ class _Inliner:
         for formal, actual, vt in zip(formals, args, types):
             if vt.is_array:
                 continue
-            if formal.name not in assigned and (not has_statements or self._unchanging(actual, pointer_bases)):
+            if formal.name not in assigned and (by_value or not has_statements
+                                                or self._unchanging(actual, pointer_bases)):
                 scalars[formal.name] = self._converted(actual, formal.type)
                 continue
             if before is None:

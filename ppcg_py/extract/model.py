@@ -101,6 +101,9 @@ class Statement:
     line: int = 0
     col: int = 0
     label: str | None = None          # the source's label of the statement (`S1: A[i] = 0;`), if any
+    # The functions it calls that only the host can run (declared, summarised by
+    # PENCIL's pencil_access: extract/summaries.py); its accesses are their summaries'.
+    calls: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

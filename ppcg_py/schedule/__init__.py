@@ -107,10 +107,18 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     and the SCoP scheduled again: rare, and at most once per scalar."""
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
     deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
+    warned = False
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
-        schedule = absorb_loop_free(schedule, _every_dependence(deps), host_statements(scop))
-        schedule, ends = host_ends(schedule)
+        host_only = frozenset(s.name for s in scop.statements if s.calls)
+        schedule = absorb_loop_free(schedule, _every_dependence(deps), host_statements(scop) | host_only)
+        schedule, ends = host_ends(schedule, host_only)
+        if host_only and not warned and _host_only_forced_all(scop, schedule, ends, host_only):
+            warned = True
+            first = min((s for s in scop.statements if s.calls), key=lambda s: (s.line, s.col))
+            diagnostics.warn(f"the call to '{first.calls[0]}' runs on the host (a function with a PENCIL "
+                             "summary has no device version) and the schedule puts it between parallel "
+                             "loops: the whole SCoP runs on the host", scop.file, first.line, first.col or 1)
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements)
         found = [privatize(scop, deps, k, reorderable - fixed) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
@@ -121,6 +129,13 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
         fixed |= unsafe
     kernels = [replace(k, private=p.private) for k, p in zip(kernels, found)]
     return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends)
+
+
+def _host_only_forced_all(scop: Scop, schedule: isl.Schedule, ends: HostEnds, host_only: frozenset[str]) -> bool:
+    """Whether the host-only statements alone made the whole SCoP run on the host."""
+    if len(ends.statements) < len(scop.statements) or ends.tail:
+        return False
+    return bool(host_ends(schedule)[1].statements != ends.statements)
 
 
 def _every_dependence(deps: Dependences) -> isl.UnionMap:

@@ -52,20 +52,32 @@ class HostEnds:
         return self.head | self.tail
 
 
-def host_ends(schedule: isl.Schedule) -> tuple[isl.Schedule, HostEnds]:
+def host_ends(schedule: isl.Schedule, host_only: frozenset[str] = frozenset()) -> tuple[isl.Schedule, HostEnds]:
     """The serial head and tail of the SCoP's outermost sequence or set, and the
-    schedule with an outermost set's serial children ordered after the others."""
+    schedule with an outermost set's serial children ordered after the others.
+
+    `host_only`: statements that must run on the host (they call a function only the
+    host has, extract/summaries.py). A child that holds one counts as serial; where
+    one is left between kernels all the same, the whole SCoP runs on the host."""
+    schedule, ends = _host_ends(schedule, host_only)
+    if host_only - ends.statements:
+        return schedule, HostEnds(head=statement_names(schedule.get_domain()))
+    return schedule, ends
+
+
+def _host_ends(schedule: isl.Schedule, host_only: frozenset[str]) -> tuple[isl.Schedule, HostEnds]:
     root = schedule.get_root()
     if root.n_children() == 0:
         return schedule, HostEnds()
     top = root.child(0)
     kind = top.get_type()
     if kind not in (NT.sequence, NT.set):
-        if top.get_type() == NT.leaf or not _has_parallelism(top):
+        if top.get_type() == NT.leaf or not _has_parallelism(top) or statement_names(top.get_domain()) & host_only:
             return schedule, HostEnds(head=statement_names(top.get_domain()))   # nothing parallel: all host
         return schedule, HostEnds()
-    parallel = [_has_parallelism(top.child(k)) for k in range(top.n_children())]
     filters = [filter_instances(top.child(k)) for k in range(top.n_children())]
+    parallel = [_has_parallelism(top.child(k)) and not statement_names(f) & host_only
+                for k, f in zip(range(top.n_children()), filters)]
     if not any(parallel):
         return schedule, HostEnds(head=statement_names(top.get_domain()))
     if kind == NT.set:

@@ -74,6 +74,7 @@ class Features:
     local_scopes: bool = True    # locals assigned after their declaration, nested, shadowing
     array_overlap: bool = True   # one array read twice, in place, at a parameter-dependent shift
     dynamic: bool = True         # ifs on array values, while loops that stop early on them (`dynamic`)
+    calls: bool = True           # calls of helper functions of the file (values, element updates, rows)
 
 
 @dataclass
@@ -276,6 +277,8 @@ class Generator:
         if roll < 0.45 and depth < 1:
             return Select(self.rng.choice(("<", ">", "==")), leaf, self.read(scope, "int"),
                           self.read(scope, "int"), Num(self.rng.randint(0, 9), "int"))
+        if roll < 0.52 and self.f.calls:
+            return self.helper_call(scope, "int", leaf)
         return leaf
 
     def float_term(self, scope: _Scope, ctype: str, depth: int) -> DExpr:
@@ -294,7 +297,17 @@ class Generator:
             return CastTo(self.rng.choice(("float", "double")), leaf)
         if roll < 0.88:
             return Arith("/", leaf, Num(self.rng.choice((2.0, 4.0, 3.0)), "double"))
+        if roll < 0.93 and self.f.calls:
+            return self.helper_call(scope, ctype, leaf)
         return leaf
+
+    def helper_call(self, scope: _Scope, ctype: str, leaf: DExpr) -> DExpr:
+        """A call of a value helper of the file (render.HELPERS), sometimes nested."""
+        fn = {"int": "imix", "float": "mixf"}.get(ctype) or ("twice_mix" if self.chance(0.3) else "mix")
+        call = Call(fn, (leaf, self.read(scope, ctype)))
+        if self.chance(0.25):
+            call = Call(fn, (call, self.read(scope, ctype)) if self.chance(0.5) else (self.read(scope, ctype), call))
+        return call
 
     def math(self, x: DExpr, ctype: str) -> DExpr:
         fabs = Call("fabs", (x,))
@@ -352,6 +365,8 @@ class Generator:
             rhs = Arith("%", rhs, Num(1009, "int"))
         elif op == "*=":
             rhs = Arith("+", Num(0.5, "double"), Arith("*", Num(0.25, "double"), self.read(inner, ctype)))
+        if self.f.calls and target.subs and self.chance(0.05):
+            return Assign(target, "+=", rhs, None, helper="bump")   # bump_T(&A[..], rhs)
         chain = None
         if op == "=" and self.f.chains and self.chance(0.06):
             same = [a for a in self.arrays if a.ctype == ctype and a.name != target.name]
@@ -374,7 +389,10 @@ class Generator:
                 scope = _Scope(scope.iterators, scope.locals + ((name, ctype),))
         for _ in range(size):
             roll = self.rng.random()
-            if depth_left > 0 and roll < 0.45:
+            row = self.row_update(scope) if self.f.calls and roll < 0.03 else None
+            if row is not None:
+                items.append(row)
+            elif depth_left > 0 and roll < 0.45:
                 items.append(self.loop(scope, depth_left))
             elif scope.iterators and ifs < 2 and roll < 0.58:
                 then = self.block(scope, depth_left, self.rng.randint(1, 2), ifs + 1)
@@ -383,6 +401,28 @@ class Generator:
             else:
                 items.append(self.statement(scope))
         return tuple(items)
+
+    def row_update(self, scope: _Scope) -> Loop | None:
+        """`row_update_T(R[..], S[..], p);`: a helper of the file with a loop that updates
+        a row of R from a row of S (the same array or another of its type)."""
+        if not scope.iterators or len(scope.iterators) >= len(ITERATORS):
+            return None
+        rows = [a for a in self.arrays if a.rank >= 2 and not a.open_outer]
+        if not rows:
+            return None
+        target = self.rng.choice(rows)
+        sources = [a for a in rows if a.ctype == target.ctype and a.rank == target.rank]
+        source = self.rng.choice(sources)
+        q = ITERATORS[len(scope.iterators)]
+        lead = tuple(self.subscript(scope, True) for _ in range(target.rank - 1))
+        other = tuple(self.subscript(scope, self.chance(0.5)) for _ in range(source.rank - 1))
+        r = Ref(target.name, lead + (Var(q),))
+        half, quarter = (Num(0.5, "double"), Num(0.25, "double")) if target.ctype != "int" \
+            else (Num(1, "int"), Num(2, "int"))
+        rhs = Arith("+", Arith("*", half, r), Arith("*", quarter, Ref(source.name, other + (Var(q),))))
+        if target.ctype == "int":
+            rhs = Arith("%", rhs, Num(1009, "int"))
+        return Loop(q, Const(0), self.param(), (Assign(r, "=", rhs),), 1, helper="row")
 
     def loop(self, scope: _Scope, depth_left: int) -> Loop:
         var = ITERATORS[len(scope.iterators)]

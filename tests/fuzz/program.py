@@ -104,7 +104,8 @@ class Arith:
 
 @dataclass(frozen=True)
 class Call:
-    """A pure math function (sqrt, exp, fabs, pow, ...)."""
+    """A pure math function (sqrt, exp, fabs, pow, ...), or a value helper the file
+    defines (`HELPERS` in render.py: mix, mixf, imix, twice_mix), inlined by ppcg-py."""
 
     fn: str
     args: tuple["DExpr", ...]
@@ -140,6 +141,9 @@ class Assign:
     op: str  # = += -= *=
     rhs: DExpr
     chain: Ref | None = None
+    # "bump": printed `bump_T(&target, rhs);`, a helper of the file that updates the
+    # element through its address (op is then "+=": the helper reads and writes it)
+    helper: str | None = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +171,10 @@ class Loop:
     body: tuple["Node", ...]
     step: int = 1
     inclusive: bool = False
+    # "row": the loop `for (q = 0; q < hi; q++) R[..][q] = 0.5 * R[..][q] + 0.25 * S[..][q];`
+    # is printed as the call `row_update_T(R[..], S[..], hi);` of a helper of the file
+    # whose body is that loop (render falls back to the loop if the shape changed)
+    helper: str | None = None
 
 
 @dataclass(frozen=True)

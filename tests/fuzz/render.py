@@ -77,6 +77,9 @@ class _Printer:
         self.program = program
         self.layout = lay
 
+    def ctype(self, array: str) -> str:
+        return next(a.ctype for a in self.program.arrays if a.name == array)
+
     # -- integer expressions ----------------------------------------------
     def iexpr(self, e: IExpr, prec: int = 0) -> str:
         if isinstance(e, Const):
@@ -137,6 +140,12 @@ class _Printer:
         return [line for node in nodes for line in self.node(node, indent)]
 
     def node(self, node: Node, indent: str) -> list[str]:
+        if isinstance(node, Assign) and node.helper == "bump" and node.target.subs:
+            return [f"{indent}bump_{self.ctype(node.target.name)}(&{self.ref(node.target)}, {self.data(node.rhs)});"]
+        if isinstance(node, Loop) and node.helper == "row" and (row := _row_call(node)) is not None:
+            target, source = row
+            return [f"{indent}row_update_{self.ctype(target.name)}({self.ref(target)}, {self.ref(source)}, "
+                    f"{self.iexpr(node.hi)});"]
         if isinstance(node, Assign):
             if node.chain is not None:
                 return [f"{indent}{self.ref(node.target)} = {self.ref(node.chain)} = {self.data(node.rhs)};"]
@@ -180,6 +189,79 @@ class _Printer:
         return [indent + head + " {", *body, indent + "}"]
 
 
+def _row_call(loop: Loop) -> tuple[Ref, Ref] | None:
+    """The rows (R[..], S[..]) a `row` loop passes to row_update_T, if it still has the
+    shape the generator gave it (the shrinker may have changed it: then it is a loop)."""
+    if len(loop.body) != 1 or not isinstance(loop.body[0], Assign) or loop.step != 1 or loop.inclusive \
+            or loop.lo != Const(0):
+        return None
+    stmt = loop.body[0]
+    rhs = stmt.rhs.a if isinstance(stmt.rhs, Arith) and stmt.rhs.op == "%" else stmt.rhs
+    q = Var(loop.var)
+    if stmt.op != "=" or stmt.chain is not None or stmt.helper is not None or not stmt.target.subs \
+            or stmt.target.subs[-1] != q or not isinstance(rhs, Arith) or rhs.op != "+" \
+            or not isinstance(rhs.a, Arith) or rhs.a.b != stmt.target or not isinstance(rhs.b, Arith) \
+            or not isinstance(rhs.b.b, Ref) or not rhs.b.b.subs or rhs.b.b.subs[-1] != q:
+        return None
+    source = rhs.b.b
+    if any(q in _vars(e) for e in stmt.target.subs[:-1] + source.subs[:-1]):
+        return None
+    return Ref(stmt.target.name, stmt.target.subs[:-1]), Ref(source.name, source.subs[:-1])
+
+
+def _vars(expr) -> set:
+    if isinstance(expr, Var):
+        return {expr}
+    return set().union(*(_vars(getattr(expr, f)) for f in ("a", "b") if hasattr(expr, f)))
+
+
+# The helpers a generated program may call (ppcg-py inlines them): value helpers in
+# expressions, `bump_T(&A[..], v)` as a statement, `row_update_T(R[i], S[j], n)` with a loop.
+HELPERS = {
+    "mix": "static inline double mix(double a, double b) { return 0.5 * a + 0.25 * b; }",
+    "mixf": "static inline float mixf(float a, float b) { return 0.5f * a + 0.25f * b; }",
+    "imix": "static inline int imix(int a, int b) { return a - 2 * b; }",
+    "twice_mix": ("static inline double twice_mix(double a, double b)\n{\n  double t = mix(a, b);\n"
+                  "  return t + 0.125 * mix(b, t);\n}"),
+    "bump_double": "static inline void bump_double(double *p, double v) { *p = 0.5 * *p + v; }",
+    "bump_float": "static inline void bump_float(float *p, float v) { *p = 0.5f * *p + v; }",
+    "bump_int": "static inline void bump_int(int *p, int v) { *p = (*p + v) % 1009; }",
+    **{f"row_update_{t}": (f"static void row_update_{t}({t} r[], const {t} a[], int len)\n{{\n"
+                           f"  for (int q = 0; q < len; q++)\n"
+                           + ("    r[q] = (1 * r[q] + 2 * a[q]) % 1009;\n}" if t == "int"
+                              else "    r[q] = 0.5 * r[q] + 0.25 * a[q];\n}"))
+       for t in ("double", "float", "int")},
+}
+
+
+def _helpers_used(program: Program) -> list[str]:
+    types = {a.name: a.ctype for a in program.arrays}
+    used: set[str] = set()
+
+    def calls(expr) -> None:
+        if isinstance(expr, Call):
+            if expr.fn in HELPERS:
+                used.add(expr.fn)
+            for arg in expr.args:
+                calls(arg)
+        for f in ("a", "b", "x", "y"):
+            if hasattr(expr, f) and not isinstance(expr, (Var, Const, Bin, MinMax)):
+                calls(getattr(expr, f))
+    for scop in program.scops:
+        for node in walk_nodes(scop):
+            if isinstance(node, Assign):
+                if node.helper == "bump" and node.target.subs:
+                    used.add(f"bump_{types[node.target.name]}")
+                calls(node.rhs)
+            elif isinstance(node, Local) and node.init is not None:
+                calls(node.init)
+            elif isinstance(node, Loop) and node.helper == "row" and (row := _row_call(node)) is not None:
+                used.add(f"row_update_{types[row[0].name]}")
+    if "twice_mix" in used:
+        used.add("mix")
+    return [name for name in HELPERS if name in used]
+
+
 def _literal(num: Num) -> str:
     if num.kind == "int":
         return str(int(num.value))
@@ -203,6 +285,9 @@ def render(program: Program, fp: Footprint | None = None) -> str:
         lines += ["#define MIN(a, b) (((a) < (b)) ? (a) : (b))",
                   "#define MAX(a, b) (((a) > (b)) ? (a) : (b))"]
     lines.append("")
+    helpers = _helpers_used(program)
+    if helpers:
+        lines += [*(HELPERS[h] for h in helpers), ""]
 
     def array_param(a) -> str:
         ext = lay.extents[a.name]
