@@ -204,9 +204,8 @@ class DataIf:
 
 @dataclass(frozen=True)
 class While:
-    """`var = lo; while (var < hi && test) { body var++; }`: a loop that may stop
-    early, on data (`int var = lo;` in a block when iterators are declared in
-    their loops)."""
+    """`{ int var = lo; while (var < hi && test) { body var++; } }`: a loop that may
+    stop early, on data."""
 
     var: str
     lo: IExpr

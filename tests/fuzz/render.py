@@ -166,8 +166,9 @@ class _Printer:
             return out + [f"{indent}}}"]
         if isinstance(node, While):
             v, inner = node.var, indent + "  "
-            start = f"{inner}int {v} = {self.iexpr(node.lo)};" if self.program.iterators_in_for \
-                else f"{inner}{v} = {self.iexpr(node.lo)};"
+            # a variable of its own: one that is a loop iterator elsewhere too is outside
+            # ppcg-py's model (an iterator is no variable in memory)
+            start = f"{inner}int {v} = {self.iexpr(node.lo)};"
             return [f"{indent}{{", start, f"{inner}while ({v} < {self.iexpr(node.hi)} && {self.test(node.test)}) {{",
                     *self.nodes(node.body, inner + "  "), f"{inner}  {v}++;", f"{inner}}}", f"{indent}}}"]
         assert isinstance(node, Loop)
@@ -311,7 +312,7 @@ def render(program: Program, fp: Footprint | None = None) -> str:
         lines += _temporaries(program, scalars, scop_ids)
         if not program.iterators_in_for:
             iters = sorted({n.var for k in scop_ids for n in walk_nodes(program.scops[k])
-                            if isinstance(n, (Loop, While))})
+                            if isinstance(n, Loop)})
             if iters:
                 lines.append(f"  int {', '.join(iters)};")
         for pos, k in enumerate(scop_ids):
