@@ -13,7 +13,7 @@ An accepted program has a `main` that runs its SCoP's function on several sizes
 gcc's build of the original; its host file must keep the input's bytes outside the
 SCoPs (a byte-order mark first, CRLF line ends, Latin-1 bytes). The programs about
 file encodings and about calls (`call_*`: inlined, so every target prints them) also
-verify with --target=c.
+verify with --target=c; those about structs (`struct_*`) with --target=c and --target=opencl.
 """
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ REJECTED = [p for p in FILES if header(p)[1] is not None]
 
 def test_corpus_covers_the_points():
     assert len(FILES) >= 40
-    for prefix in ("label_", "exit_", "affine_", "reject_", "call_"):
+    for prefix in ("label_", "exit_", "affine_", "reject_", "call_", "struct_"):
         assert sum(p.stem.startswith(prefix) for p in FILES) >= 5, prefix
     for form in FILE_FORMS:
         assert any(form in p.stem for p in ACCEPTED), form
@@ -76,6 +76,11 @@ def test_program_verifies(path, tmp_path):
     assert report.ok, report.summary()
     if any(form in path.stem for form in FILE_FORMS) or path.stem.startswith("call_"):
         report = verify(VerifyConfig(source=path, ppcg_args=args, target="c", threads=(1, 2)), tmp_path / "c")
+        assert report.ok, report.summary()
+    if path.stem.startswith("struct_"):   # the device's struct types: in the .cl program too
+        report = verify(VerifyConfig(source=path, ppcg_args=args, target="c", threads=(1, 2)), tmp_path / "c")
+        assert report.ok, report.summary()
+        report = verify(VerifyConfig(source=path, ppcg_args=args, target="opencl"), tmp_path / "opencl")
         assert report.ok, report.summary()
 
 

@@ -22,7 +22,7 @@ from . import runs_where, scop_guard
 from .ast import ScopAst, StatementCall, Subscript, ast_from_tree
 from ..isl_c import c_node
 from .printer import AstPrinter, c_lines, c_text, declaration
-from .statements import instance, subscripted
+from .statements import instance, member_element, subscripted
 from .source import Source
 
 __all__ = ["CFile", "build_c_ast", "generate_c"]
@@ -95,10 +95,13 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool)
     bodies = {s.name: s.body for s in scop.statements}
     loops = {loop.name: loop for loop in scheduled.parallel}
     iterators = scheduled.names.iterators(64)
+    members = {a.name: a.member for a in scop.arrays if a.member is not None}
 
     def user(key: str, _loops: dict) -> list[c_ast.Node]:
         call = ast.calls[key]
-        references = {tag: c_ast.ID(ref.name) if not ref.indices
+        references = {tag: member_element(c_ast.ID(members[ref.name].variable), members[ref.name],
+                                          [c_node(e) for e in ref.indices], [], linear=False)
+                      if ref.name in members else c_ast.ID(ref.name) if not ref.indices
                       else subscripted(ref.name, [c_node(e) for e in ref.indices])
                       for tag, ref in call.references.items()}
         return [instance(bodies[call.statement], references,

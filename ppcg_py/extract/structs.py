@@ -51,6 +51,9 @@ class StructTable:
             for item in enum.values.enumerators:
                 value = value + 1 if item.value is None else self._constant(item.value, item.coord)
                 self.enumerators[item.name] = value
+        for array in nodes_of(ast, c_ast.ArrayDecl):   # `double A[N][COUNT]`: sizes are affine
+            if array.dim is not None:
+                array.dim = _with_enumerators(array.dim, self.enumerators)
         self._typedef_of: dict[int, str] = {}   # anonymous struct -> the typedef that names it
         for name, node in typedefs.items():
             if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.Struct) and not node.type.name:
@@ -132,6 +135,19 @@ class StructTable:
             dims = "".join(f"[{_GEN.visit(d)}]" for d in vt.dims)
             lines.append(f"  {base} {member}{dims};")
         out.append(StructType(name, f"{name} {{\n" + "\n".join(lines) + "\n};"))
+
+
+def _with_enumerators(node: c_ast.Node, values: dict[str, int]) -> c_ast.Node:
+    """`node` with each enum constant its value (in place)."""
+    if isinstance(node, c_ast.ID) and node.name in values:
+        value = values[node.name]
+        constant = c_ast.Constant("int", str(abs(value)), node.coord)
+        return constant if value >= 0 else c_ast.UnaryOp("-", constant, node.coord)
+    for slot in node.__slots__:
+        value = getattr(node, slot, None) if slot not in ("coord", "__weakref__") else None
+        if isinstance(value, c_ast.Node) and not isinstance(node, c_ast.Typename):
+            setattr(node, slot, _with_enumerators(value, values))
+    return node
 
 
 def _evaluate(node: c_ast.Node, names: dict[str, int]) -> int:
