@@ -12,8 +12,10 @@ An accepted program has a `main` that runs its SCoP's function on several sizes
 (when installed) and verify in the CUDA emulation in both thread orders against
 gcc's build of the original; its host file must keep the input's bytes outside the
 SCoPs (a byte-order mark first, CRLF line ends, Latin-1 bytes). The programs about
-file encodings, about calls (`call_*`: inlined, so every target prints them) and
-about dynamic control (`dd_*`) also verify with --target=c; `dd_*` also on OpenCL.
+file encodings and about calls (`call_*`: inlined, so every target prints them) also
+verify with --target=c; those about dynamic control (`dd_*`), structs (`struct_*`), access
+summaries (`pencil_*`) and arrays declared in a SCoP (`local_array_*`) with --target=c and
+--target=opencl.
 """
 from __future__ import annotations
 
@@ -39,6 +41,8 @@ _EXPECT = re.compile(r"^//\s*expect:\s*(?P<line>\d+):(?P<col>\d+):\s*(?P<fragmen
 _ARGS = re.compile(r"^//\s*args:\s*(?P<args>.*?)\s*$")
 _SCOP_START = re.compile(rb"#\s*pragma\s+scop\b|_Pragma\s*\(\s*\"scop\"\s*\)|^\s*SCOP\s*$")
 _SCOP_END = re.compile(rb"#\s*pragma\s+endscop\b|_Pragma\s*\(\s*\"endscop\"\s*\)|^\s*ENDSCOP\s*$")
+# the programs also checked with the C target and on OpenCL
+ALL_TARGETS = ("dd_", "struct_", "pencil_", "local_array_")
 # the forms of a file (rather than of its C): also checked with the C target
 FILE_FORMS = ("latin1", "bom", "crlf", "line_directive", "pragma_operator", "form_feed")
 
@@ -63,7 +67,7 @@ REJECTED = [p for p in FILES if header(p)[1] is not None]
 
 def test_corpus_covers_the_points():
     assert len(FILES) >= 40
-    for prefix in ("label_", "exit_", "affine_", "reject_", "call_", "dd_"):
+    for prefix in ("label_", "exit_", "affine_", "reject_", "call_", "dd_", "struct_", "pencil_"):
         assert sum(p.stem.startswith(prefix) for p in FILES) >= 5, prefix
     for form in FILE_FORMS:
         assert any(form in p.stem for p in ACCEPTED), form
@@ -74,10 +78,10 @@ def test_program_verifies(path, tmp_path):
     args, _ = header(path)
     report = verify(VerifyConfig(source=path, ppcg_args=args), tmp_path / "cuda")
     assert report.ok, report.summary()
-    if any(form in path.stem for form in FILE_FORMS) or path.stem.startswith(("call_", "dd_")):
+    if any(form in path.stem for form in FILE_FORMS) or path.stem.startswith(("call_",) + ALL_TARGETS):
         report = verify(VerifyConfig(source=path, ppcg_args=args, target="c", threads=(1, 2)), tmp_path / "c")
         assert report.ok, report.summary()
-    if path.stem.startswith("dd_"):     # dynamic control prints the source's C: OpenCL C must take it too
+    if path.stem.startswith(ALL_TARGETS):   # source C in kernels, struct types, host calls: OpenCL too
         report = verify(VerifyConfig(source=path, ppcg_args=args, target="opencl"), tmp_path / "opencl")
         assert report.ok, report.summary()
 

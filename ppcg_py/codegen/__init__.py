@@ -29,7 +29,7 @@ from .ownership import owned
 from .source import Source, escape_bytes_in_literals
 from ..isl_c import call as call_node
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
-from .statements import elements, instance, linearized, subscripted
+from .statements import elements, instance, linearized, member_element, subscripted
 
 if TYPE_CHECKING:
     import jinja2
@@ -107,12 +107,28 @@ def generate(source_path: str, source_text: str, scops: list[tuple[ScheduledScop
         host = escape_bytes_in_literals(text.text(f'#include "{header_name}"\n', lines))   # for nvcc
     guard = "PPCG_PY_" + re.sub(r"\W", "_", stem).upper() + "_KERNEL_HU"
     source = os.path.basename(source_path)
-    header = templates.get_template("kernel_header.hu.j2").render(source=source, guard=guard, kernels=kernels)
+    header = templates.get_template("kernel_header.hu.j2").render(source=source, guard=guard, kernels=kernels,
+                                                                  types=struct_definitions(s for s, _, _ in scops))
     kernel = templates.get_template("kernel.cu.j2").render(source=source, header=header_name, kernels=kernels)
     if wrappers:
         kernel += "\n" + "\n\n".join(wrappers) + "\n"
     host_name = f"{stem}_host.c" if host_in_c else f"{stem}_host.cu"
     return GeneratedFiles(host_name, f"{stem}_kernel.cu", header_name, host, kernel, header)
+
+
+def struct_definitions(scheduled_scops) -> list[str]:
+    """The device's struct types of every SCoP (extract/structs.py), each once."""
+    seen: dict[str, str] = {}
+    for scheduled in scheduled_scops:
+        for struct in scheduled.scop.struct_types:
+            seen.setdefault(struct.device_name, struct.definition)
+    return list(seen.values())
+
+
+def host_variables(scop) -> list:
+    """The host's variables a SCoP's code gets (Arrays): its arrays, a struct variable
+    in place of its field arrays."""
+    return [a for a in scop.arrays if a.member is None] + [v.array for v in scop.struct_variables]
 
 
 def _templates() -> jinja2.Environment:
@@ -130,11 +146,13 @@ def _wrapper_interface(scheduled: ScheduledScop, name: str) -> tuple[str, str]:
     scop = scheduled.scop
     params = [parameter(t, p) for p, t in zip(scop.parameters, scop.parameter_types)]
     params += [parameter(t, n) for n, t in scop.scalars_read_only]
-    host_arrays = [a for a in scop.arrays if not a.local]   # the host has no variable declared in the SCoP
-    params += [parameter(a.element_type, a.name, pointer=True) for a in host_arrays]
+    host_arrays = [a for a in host_variables(scop) if not a.local]   # the host has no variable declared in the SCoP
+    params += [parameter(a.element_type, a.name, pointer=True) if scop.struct_variable(a.name) is None
+               else parameter("void", a.name, pointer=True) for a in host_arrays]
     args: list[c_ast.Node] = [c_ast.ID(p) for p in scop.parameters] + [c_ast.ID(n) for n, _ in scop.scalars_read_only]
-    args += [c_ast.UnaryOp("&", c_ast.ID(a.name)) if a.is_scalar else c_ast.Cast(_pointer_type(a.element_type),
-                                                                               c_ast.ID(a.name))
+    args += [c_ast.UnaryOp("&", c_ast.ID(a.name)) if a.is_scalar
+             else c_ast.Cast(_pointer_type(a.element_type if scop.struct_variable(a.name) is None else "void"),
+                             c_ast.ID(a.name))
              for a in host_arrays]
     return f"void {name}({parameter_list(params)})", c_text(call_node(name, *args))
 
@@ -192,7 +210,7 @@ def _by_pointer(scheduled: ScheduledScop, scalars_by_pointer: bool) -> frozenset
     SCoP's own locals, which that function declares."""
     if not scalars_by_pointer:
         return frozenset()
-    return frozenset(a.name for a in scheduled.scop.arrays if not a.local)
+    return frozenset(a.name for a in host_variables(scheduled.scop) if not a.local)
 
 
 def _host_locals(scheduled: ScheduledScop) -> list[Array]:
@@ -226,7 +244,8 @@ def local_array_names(scop) -> frozenset[str]:
 def array_extents(scheduled: ScheduledScop) -> dict[str, list[c_ast.Node]]:
     """The extents of every array as C expressions in the parameters."""
     scop = scheduled.scop
-    return {arr.name: [param_node(e, scop.context) for e in arr.extents] for arr in scop.arrays}
+    return {arr.name: [param_node(e, scop.context) for e in arr.extents]
+            for arr in [*scop.arrays, *(v.array for v in scop.struct_variables)]}
 
 
 def _function_name(kernel: str, variant: int) -> str:
@@ -248,6 +267,8 @@ class _Calls:
         self.ast, self.extents, self.transfers = ast, extents, transfers
         self.by_pointer = by_pointer
         self.bodies = {s.name: s.body for s in ast.scop.statements}
+        self.members = {a.name: (a.member, ast.scop.struct_variable(a.member.variable).array.element_type)
+                        for a in ast.scop.arrays if a.member is not None}
 
     def statements(self, key: str, loops: dict[str, tuple]) -> list[c_ast.Node]:
         call = self.ast.calls[key]
@@ -264,6 +285,15 @@ class _Calls:
 
     def _element(self, ref: Subscript, indices: list[c_ast.Node] | None = None) -> c_ast.Node:
         indices = [c_node(e) for e in ref.indices] if indices is None else indices
+        if ref.name in self.members and not ref.buffer:
+            member, device_type = self.members[ref.name]
+            extents = self.extents[member.variable]
+            if not ref.host:
+                return member_element(c_ast.ID(member.variable), member, indices, extents, linear=True)
+            if member.variable in self.by_pointer:
+                base = c_ast.Cast(_pointer_type(device_type), c_ast.ID(member.variable))
+                return member_element(base, member, indices, extents, linear=True)
+            return member_element(c_ast.ID(member.variable), member, indices, extents, linear=False)
         if ref.host and not indices:
             return _host_scalar(ref.name, ref.name in self.by_pointer)
         if ref.host:    # an element of the host's array: a pointer to its first element in the SCoP's function
@@ -412,6 +442,7 @@ def _kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Laun
     names = statement_names(launch.kernel.domain)
     stmts = [s for s in scop.statements if s.name in names]
     used_arrays = {acc.array for s in stmts for acc in s.accesses}
+    used_arrays |= {m.variable for m in map(scop.member, used_arrays) if m is not None}
     used_ids = {n for s in stmts for n in _names_in(s)}
     args = [_Argument(parameter(dev.array.element_type, dev.array.name, pointer=True), c_ast.ID(device + dev.array.name))
             for dev in memory.arrays if dev.array.name in used_arrays]

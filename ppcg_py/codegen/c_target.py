@@ -22,7 +22,7 @@ from . import array_extents, local_array_names, local_declarations, runs_where, 
 from .ast import ScopAst, StatementCall, Subscript, ast_from_tree, source_indices
 from ..isl_c import c_node
 from .printer import AstPrinter, c_lines
-from .statements import elements, instance, linearized, printed_tags, subscripted
+from .statements import elements, instance, linearized, member_element, printed_tags, subscripted
 from .source import Source
 
 __all__ = ["CFile", "build_c_ast", "generate_c"]
@@ -103,12 +103,20 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool)
     loops = {loop.name: loop for loop in scheduled.parallel}
     extents, expanded = array_extents(scheduled), local_array_names(scop)
     iterators = scheduled.names.iterators(64)
+    members = {a.name: a.member for a in scop.arrays if a.member is not None}
 
     def user(key: str, _loops: dict) -> list[c_ast.Node]:
         call = ast.calls[key]
         iterators = {name: c_node(e) for name, e in call.iterators.items()}
-        references = elements(call.references, lambda ref, indices: linearized(ref.name, indices, extents[ref.name])
-                              if ref.name in expanded else subscripted(ref.name, indices), iterators)
+
+        def element(ref: Subscript, indices: list[c_ast.Node]) -> c_ast.Node:
+            if ref.name in members:
+                return member_element(c_ast.ID(members[ref.name].variable), members[ref.name], indices, [],
+                                      linear=False)
+            if ref.name in expanded:
+                return linearized(ref.name, indices, extents[ref.name])
+            return subscripted(ref.name, indices)
+        references = elements(call.references, element, iterators)
         return [instance(bodies[call.statement], references, iterators)]
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:

@@ -28,8 +28,8 @@ from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
 from ..schedule import ScheduledScop
 from . import GeneratedFiles, _Argument, _box_in_c, _Calls, _count, _device_view, _function_name, _grid_sizes
-from . import _host_locals, _kernel_arguments, local_array_names, local_declarations, _mul, _pointer_type, _product, _sizeof, _templates, array_extents
-from . import cast, guarded, runs_where, scop_guard
+from . import _host_locals, _kernel_arguments, _mul, _pointer_type, _product, _sizeof, _templates, array_extents
+from . import cast, guarded, local_array_names, local_declarations, runs_where, scop_guard, struct_definitions
 from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
 from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
@@ -66,11 +66,12 @@ def generate_opencl(source_path: str, source_text: str, scops: list[tuple[Schedu
         replacements.append((scop.start_line, scop.end_line, host_lines))
     lines = text.spliced(replacements, on_host)
     source = os.path.basename(source_path)
+    types = struct_definitions(s for s, _, _ in scops)   # the .cl program's and the host's (for sizeof)
     kernel = templates.get_template("kernel.cl.j2").render(
-        source=source, host=f"{stem}_host.c", kernels=kernels, includes=options.opencl_include_files,
+        source=source, host=f"{stem}_host.c", kernels=kernels, includes=options.opencl_include_files, types=types,
         fp64=any(re.search(r"\bdouble\b", " ".join([k["parameters"], *k["body"]])) for k in kernels))
     prologue = templates.get_template("opencl_host.c.j2").render(
-        source=source, kernel_file=kernel_name,
+        source=source, kernel_file=kernel_name, types=types,
         embedded=_string_literal(kernel) if options.opencl_embed_kernel_code else None)
     host = text.text(prologue, lines)
     return GeneratedFiles(f"{stem}_host.c", kernel_name, "", host, kernel, "")

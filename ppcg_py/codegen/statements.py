@@ -15,7 +15,7 @@ from typing import Any
 
 from pycparser import c_ast
 
-from ..extract.model import Reference
+from ..extract.model import Member, Reference
 from ..isl_c import c_node
 
 
@@ -95,3 +95,24 @@ def subscripted(name: str, indices: list[c_ast.Node]) -> c_ast.Node:
     for index in indices:
         result = c_ast.ArrayRef(result, index)
     return result
+
+
+def member_element(base: c_ast.Node, member: Member, indices: list[c_ast.Node], extents: list[c_ast.Node],
+                   *, linear: bool) -> c_ast.Node:
+    """An element of a field array (extract/structs.py) in its struct variable `base`:
+    `base[i0 * E1 + i1].c[k][l]` (`linear`, a device copy or a pointer to the host's
+    first element; a variable with no dimensions is `base[0]`), else
+    `base[i0][i1].c[k][l]`."""
+    outer, inner = indices[:member.rank], iter(indices[member.rank:])
+    if linear:
+        element = linearized("", outer, extents[:member.rank])
+        element.name = base
+    else:
+        element = base
+        for index in outer:
+            element = c_ast.ArrayRef(element, index)
+    for name, dims in member.path:
+        element = c_ast.StructRef(element, ".", c_ast.ID(name))
+        for _ in range(dims):
+            element = c_ast.ArrayRef(element, next(inner))
+    return element

@@ -8,6 +8,7 @@ import islpy as isl
 from .builder import ScopBuilder
 from .calls import FileFunctions
 from .c_types import collect_typedefs
+from .structs import StructTable
 from .model import Access, Array, Scop, Statement
 from .preprocess import parse, preprocess
 from .regions import find_regions
@@ -32,7 +33,8 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
     ast = parse(preprocess(path, include_dirs, defines), path)
     typedefs = collect_typedefs(ast)
     functions = FileFunctions.of(ast, find_summaries(path, ast))
-    scops = tuple(ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions).build()
+    structs = StructTable(ast, typedefs)
+    scops = tuple(ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions, structs).build()
                   for region in find_regions(ast, path))
     return Program(scops, has_vla_parameters(ast))
 

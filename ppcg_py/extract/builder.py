@@ -31,6 +31,7 @@ from .local_arrays import expanded, expansion
 from .model import Access, Array, Kill, Reference, Scop, Statement
 from .normalize import Declaration, StatementLabel, normalize
 from .regions import Region
+from .structs import FieldArrays, StructTable, expand
 from .summaries import build_summary_node, is_summary_node
 
 _GEN = c_generator.CGenerator()
@@ -56,7 +57,8 @@ class _Env:
 class ScopBuilder:
     def __init__(self, ctx: isl.Context, path: str, region: Region,
                  typedefs: dict[str, c_ast.Node], context: str | None,
-                 assume_nonneg: bool, functions: FileFunctions | None = None) -> None:
+                 assume_nonneg: bool, functions: FileFunctions | None = None,
+                 structs: StructTable | None = None) -> None:
         self.ctx, self.path, self.region, self.typedefs = ctx, path, region, typedefs
         self.types: dict[str, VarType] = {}
         self.statements: list[Statement] = []
@@ -65,6 +67,8 @@ class ScopBuilder:
         self._extra_params: list[str] = []
         self.locals: dict = {}
         self.inlined: list[Inlined] = []
+        taken = set(all_names(region.function_node)) | set(region.symbols)
+        self.fields = FieldArrays(structs, self._type, taken)
         self._label: str | None = None   # of the next statement
         self._exits: dict[int, tuple[str, isl.PwAff | None]] = {}   # id(For) -> iterator, exit value
         self._stored_iterators: dict[str, object] = {}   # iterators whose exit value is stored -> coord
@@ -74,10 +78,15 @@ class ScopBuilder:
             items = region.items
             if functions is not None:   # calls to the file's functions become their bodies
                 items = inline_calls(items, functions, region, typedefs, self.inlined)
+            if structs is not None:   # struct assignments and locals, enum constants
+                items = expand(items, structs, self._type, taken)
             normal = normalize(items, set(region.symbols) | _scan(items).iterators)
             self.items, self.locals = normal.items, normal.locals
             for name, local in self.locals.items():
                 self.types[name] = self._resolve(name, local.decl)
+            if structs is not None:   # member accesses: field arrays
+                self.items = tuple(self.fields.rewrite(item) for item in self.items)
+                self.types.update({name: f.vt for name, f in self.fields.fields.items()})
             # declared where normalize does not go (a `while` body): C locals of that construct
             self._construct_locals = {d.name for item in self.items for d in nodes_of(item, c_ast.Decl)
                                       if d.name and d.name not in self.region.symbols}
@@ -93,7 +102,8 @@ class ScopBuilder:
             yield
         except CompileError as err:
             renamed = sorted([(u, l.source_name) for u, l in self.locals.items() if u != l.source_name]
-                             + [pair for call in self.inlined for pair in call.renamed],
+                             + [pair for call in self.inlined for pair in call.renamed]
+                             + self.fields.renamed(),
                              key=lambda pair: -len(pair[0]))
             for unique, source in renamed:
                 err.message = re.sub(rf"\b{re.escape(unique)}\b", source, err.message)
@@ -139,7 +149,7 @@ class ScopBuilder:
             if vt.is_array:
                 kinds[name] = "array"
                 self._extent_names(vt, kinds)
-            elif name in written or name in self.locals:
+            elif name in written or name in self.locals or name in self.fields.fields:
                 kinds[name] = "cell"
             elif vt.is_integer:
                 kinds[name] = "param"
@@ -209,12 +219,14 @@ class ScopBuilder:
         with_kills = schedule
         if self.kills:
             schedule = schedule.intersect_domain(_union(s.domain for s in self.statements))
+        arrays = self._arrays() + self._local_arrays() + local_arrays
+        struct_variables, struct_types = self.fields.struct_variables(arrays)
         return Scop(
             ctx=self.ctx, file=self.path, function=self.region.function,
             start_line=self.region.start.coord.line, end_line=self.region.end.coord.line,
             parameters=self.params, parameter_types=tuple(self.types[p].base for p in self.params),
             context=self.context,
-            arrays=self._arrays() + self._local_arrays() + local_arrays,
+            arrays=arrays, struct_variables=struct_variables, struct_types=struct_types,
             scalars_read_only=tuple((n, self.types[n].base) for n, k in self.kinds.items() if k == "scalar"),
             statements=tuple(self.statements), schedule=schedule,
             used_names=frozenset(all_names(self.region.function_node)) | frozenset(self.locals),
@@ -588,6 +600,10 @@ class ScopBuilder:
             if kind not in ("array", "cell") or name in self.locals:
                 continue
             vt = self.types[name]
+            if name in self.fields.fields:
+                arrays.append(self.fields.field_array(name, *self._extents(name, vt),
+                                                      vt.coord.line if vt.coord else None))
+                continue
             scalar = kind == "cell"
             arrays.append(Array(name, vt.base, *self._extents(name, vt), is_scalar=scalar,
                                 declared_line=vt.coord.line if vt.coord else None,

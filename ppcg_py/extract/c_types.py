@@ -28,6 +28,7 @@ class VarType:
     base: str
     dims: tuple[c_ast.Node | None, ...] = ()
     coord: object = None
+    struct: c_ast.Struct | None = None    # a struct type (`base` spells it): structs.py
 
     @property
     def is_array(self) -> bool:
@@ -65,9 +66,14 @@ def resolve(node: c_ast.Node, typedefs: dict[str, c_ast.Node]) -> VarType:
                 names = [n for n in inner.names]
                 if len(names) == 1 and names[0] in typedefs:
                     sub = resolve(typedefs[names[0]], typedefs)
-                    return VarType(sub.base, tuple(dims) + sub.dims, node.coord)
+                    base = names[0] if sub.struct is not None and not sub.struct.name else sub.base
+                    return VarType(base, tuple(dims) + sub.dims, node.coord, sub.struct)
                 return VarType(" ".join(names), tuple(dims), node.coord)
-            raise TypeError_("struct, union or enum type")
+            if isinstance(inner, c_ast.Enum):
+                return VarType("int", tuple(dims), node.coord)
+            if isinstance(inner, c_ast.Struct):
+                return VarType(f"struct {inner.name}" if inner.name else "struct", tuple(dims), node.coord, inner)
+            raise TypeError_("union type" if isinstance(inner, c_ast.Union) else type(inner).__name__)
         elif isinstance(node, c_ast.FuncDecl):
             raise TypeError_("function")
         else:

@@ -18,6 +18,17 @@ from pycparser import c_ast
 
 
 @dataclass(frozen=True)
+class Member:
+    """Where a field array lives (extract/structs.py): a member of a struct variable.
+    The field array's dimensions are the variable's (`rank` of them), then each
+    member's on the `path` (member name, its number of dimensions)."""
+
+    variable: str
+    rank: int
+    path: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class Array:
     """An array (or a scalar, with no dimensions) accessed in the SCoP."""
 
@@ -34,10 +45,33 @@ class Array:
     # a function's own scalars that nothing after the SCoP uses (extract/liveness.py):
     # their last values need not survive the SCoP.
     live_after: bool = True
+    # A field array: one member of a struct variable (which memory holds, not this array).
+    member: Member | None = None
 
     @property
     def rank(self) -> int:
         return len(self.extents)
+
+
+@dataclass(frozen=True)
+class StructType:
+    """A struct type as the device code declares it: the host's layout under a name of
+    ppcg-py's, so that kernel files need none of the input's declarations."""
+
+    device_name: str                  # "struct ppcg_pt"
+    definition: str                   # "struct ppcg_pt {\n  double x;\n ...};"
+
+
+@dataclass(frozen=True)
+class StructVariable:
+    """A struct variable (or array of structs) of the host whose members the SCoP
+    accesses: it crosses between host and device whole elements at a time."""
+
+    array: Array                      # its own dimensions; element type: the device's struct type
+    fields: tuple[str, ...]           # its field arrays in the model
+    # whether its field arrays are every member of the struct, all scalars: an
+    # element each of them writes is then written whole
+    complete: bool
 
 
 class Reference(c_ast.Node):
@@ -140,6 +174,21 @@ class Scop:
     used_names: frozenset[str]        # every identifier of the function: avoid clashes
     kills: tuple[Kill, ...] = ()
     schedule_with_kills: isl.Schedule | None = None   # the original order, kills included
+    struct_variables: tuple[StructVariable, ...] = ()
+    struct_types: tuple[StructType, ...] = ()        # innermost first
+
+    def member(self, name: str) -> Member | None:
+        """Where field array `name` lives (None for any other array)."""
+        for arr in self.arrays:
+            if arr.name == name:
+                return arr.member
+        return None
+
+    def struct_variable(self, name: str) -> StructVariable | None:
+        for var in self.struct_variables:
+            if var.array.name == name:
+                return var
+        return None
 
     @property
     def dataflow_schedule(self) -> isl.Schedule:

@@ -298,7 +298,7 @@ def _bounded(scop: Scop, kernel: Kernel, group: _Group, options: Options, prefix
     fit: adi's two 32 x 32 tiles of v stay apart and one gets shared memory, where
     their 32 x 34 union would get none; and seidel-2d's nine 32 x 187 tiles of A
     (none fits) spare a second of boxes of their unions."""
-    if not kernel.thread_ids or scop.array(group.array).is_scalar:
+    if not kernel.thread_ids or scop.array(group.array).is_scalar or scop.array(group.array).member is not None:
         return replace(group, depth=kernel.depth, shared=None)
     refs = list(group.refs)
     relation = _relation(refs)
@@ -360,6 +360,8 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
     array = scop.array(group[0].array)
     if array.is_scalar:
         return _global(group, "scalar")
+    if array.member is not None:   # its memory is the struct variable's
+        return _global(group, "member of a struct")
     if any(not acc.exact or acc.is_write and not acc.must
            for stmt in scop.statements for acc in stmt.accesses if acc.array == array.name):
         # a copy would need the elements a may-write leaves alone, or an index isl cannot print

@@ -96,6 +96,8 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = fro
     live_in = live_in.intersect_domain(_domain_of(scop, device))
     devices = []
     for array in scop.arrays:
+        if array.member is not None:
+            continue    # a member of a struct variable: the variable crosses (memory/structs.py)
         if not (_touches(reads, array.name) or _touches(writes, array.name)):
             continue    # on the host only
         if array.local and not (_touches(head_writes, array.name) or _touches(tail_reads, array.name)):
@@ -128,6 +130,8 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = fro
         devices.append(DeviceArray(array, copy_in=copy_in, copy_out=copy_out,
                                    read=_touches(reads, array.name), written=written,
                                    in_box=in_box, out_box=out_box))
+    from .structs import struct_devices
+    devices += struct_devices(scop, reads, writes, live_in, head_writes, tail_reads)
     return MemoryPlan(tuple(devices))
 
 

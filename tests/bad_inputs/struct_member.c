@@ -1,7 +1,7 @@
-// expect: 8:12: 'pt' has an unsupported type (struct, union or enum type)
+// expect: 8:12: 'pt' has an unsupported type (union type)
 #include <math.h>
-struct point { double x, y; };
-void f(int n, double B[100], struct point pt)
+union point { double x, y; };
+void f(int n, double B[100], union point pt)
 {
 #pragma scop
   for (int i = 0; i < n; i++)

@@ -1,4 +1,4 @@
-// expect: 8:5: 'pt' has an unsupported type (struct, union or enum type)
+// expect: 8:5: member access through a pointer ('->')
 #include <math.h>
 struct point { double x, y; };
 void f(int n, double B[100], struct point *pt)

@@ -1,10 +1,10 @@
-// expect: 8:5: 'q' has an unsupported type (struct, union or enum type)
+// expect: 8:12: struct 'q' used as a whole value
 #include <math.h>
 struct s { double v; };
-void f(int n, struct s q)
+void f(int n, double B[100], struct s q)
 {
 #pragma scop
   for (int i = 0; i < n; i++)
-    q = q;
+    B[i] = q;
 #pragma endscop
 }

@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from .dynamic import add_dynamic_control
 from .interp import TooManyInstances, footprint
 from .program import (
+    StructDecl,
     Arith,
     ArrayDecl,
     Assign,
@@ -75,6 +76,7 @@ class Features:
     array_overlap: bool = True   # one array read twice, in place, at a parameter-dependent shift
     dynamic: bool = True         # ifs on array values, while loops that stop early on them (`dynamic`)
     calls: bool = True           # calls of helper functions of the file (values, element updates, rows)
+    structs: bool = True         # two or three arrays become the members of one array of structs
 
 
 @dataclass
@@ -464,6 +466,8 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
         program = enrich(program, gen, str(seed), _attempt, features)
         if features.dynamic:
             program = add_dynamic_control(program, f"{seed}:{_attempt}")
+        if features.structs:
+            program = _with_struct(program, random.Random(f"structs:{seed}:{_attempt}"))
         for _shrink in range(6):
             count = _fits(program)
             if count is not None:
@@ -473,6 +477,24 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
             smaller = tuple((n, _smaller_prime(v)) for n, v in program.params)
             program = replace(program, params=smaller)
     raise RuntimeError(f"no program fits the budget for seed {seed}")
+
+
+def _with_struct(program: Program, rng: random.Random) -> Program:
+    """With a modest probability, two or three of the arrays become the members of one
+    array of structs (render.py prints `rec[i].A[k]` for `A[i][k]`). The program's
+    semantics stay those of separate arrays, as members never overlap: nothing else
+    changes, and the interpreter sees the arrays it always did."""
+    if rng.random() >= 0.25 or len(program.arrays) < 2:
+        return program
+    members = rng.sample(program.arrays, min(len(program.arrays), rng.randint(2, 3)))
+    rank = min(a.rank for a in members)
+    if rng.random() < 0.3 and rank > 1:
+        rank -= 1     # every member an array member
+    taken = {a.name for a in program.arrays} | {s.name for s in program.scalars} | {n for n, _ in program.params}
+    name = next(n for n in ("rec", "pts", "cells", "rec_1") if n not in taken)
+    order = [a.name for a in program.arrays if a in members]
+    return replace(program, structs=(StructDecl(name, tuple(order), rank),),
+                   notes=program.notes + (f"struct {name}: {', '.join(order)}",))
 
 
 def enrich(program: Program, gen: Generator, seed: str, attempt: int, features: Features) -> Program:

@@ -258,6 +258,18 @@ class ScalarDecl:
 
 
 @dataclass(frozen=True)
+class StructDecl:
+    """An array of structs `struct name_t name[..]` whose members are arrays of the
+    program (`fields`): its `rank` outer dimensions are every member's first ones, and a
+    member of a higher rank is an array member (`A[i][k]` is printed `name[i].A[k]`).
+    Members never overlap, so the program means what it means with separate arrays."""
+
+    name: str
+    fields: tuple[str, ...]
+    rank: int
+
+
+@dataclass(frozen=True)
 class Program:
     params: tuple[tuple[str, int], ...]          # name, value passed at the call
     arrays: tuple[ArrayDecl, ...]
@@ -268,6 +280,7 @@ class Program:
     iterators_in_for: bool = True                # `for (int i = ...)` vs `int i;` first
     function: str = "compute"
     notes: tuple[str, ...] = field(default=(), compare=False)
+    structs: tuple[StructDecl, ...] = ()
 
     def with_scops(self, scops: tuple[tuple[Node, ...], ...]) -> "Program":
         return replace(self, scops=tuple(s for s in scops if s))

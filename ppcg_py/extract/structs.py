@@ -1,0 +1,553 @@
+"""Structs and enums in a SCoP, as pet models them.
+
+- Each member of a struct variable that the SCoP reads or writes is an array of its
+  own in the model (a *field array*): its dimensions are the variable's, then the
+  member's, so `pts[i].x` and `pts[i].y` never depend on each other, and
+  `a[i][j].c[k][l]` is the element [i, j, k, l] of field array `a_c`. The field
+  array records where it lives (`Member`): later stages keep the struct variable
+  itself in memory and print `pts[i].x`.
+- A struct assignment (`b[i] = a[i];`) copies every member: it becomes one
+  assignment per scalar member, in loops over the dimensions of array members.
+- A struct declared inside the SCoP (`struct pt p;`) becomes one local per member
+  (`p_x`, `p_y`), each an ordinary scalar local; members that are arrays are not
+  supported there.
+- Enum constants (`RED`) are integer constants, and enum types are `int`.
+- Unions stay unsupported (c_types.py rejects their type where it is used).
+
+`expand` runs before normalize.py (struct assignments, struct locals, enum
+constants); `FieldArrays.rewrite` runs after it, on the normal form, replacing each
+member access by a reference to its field array.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from pycparser import c_ast, c_generator
+
+from ..diagnostics import CompileError
+from .c_types import TypeError_, VarType, resolve
+from .c_walk import nodes_of
+from .model import Array, Member, StructType, StructVariable
+
+_GEN = c_generator.CGenerator()
+
+
+# -- struct types -------------------------------------------------------------
+class StructTable:
+    """The struct definitions and enum constants of a file."""
+
+    def __init__(self, ast: c_ast.FileAST, typedefs: dict[str, c_ast.Node]) -> None:
+        self.typedefs = typedefs
+        self.definitions: dict[str, c_ast.Struct] = {}
+        for node in nodes_of(ast, c_ast.Struct):
+            if node.name and node.decls is not None:
+                self.definitions.setdefault(node.name, node)
+        self.enumerators: dict[str, int] = {}
+        for enum in nodes_of(ast, c_ast.Enum):
+            if enum.values is None:
+                continue
+            value = -1
+            for item in enum.values.enumerators:
+                value = value + 1 if item.value is None else self._constant(item.value, item.coord)
+                self.enumerators[item.name] = value
+        for array in nodes_of(ast, c_ast.ArrayDecl):   # `double A[N][COUNT]`: sizes are affine
+            if array.dim is not None:
+                array.dim = _with_enumerators(array.dim, self.enumerators)
+        self._typedef_of: dict[int, str] = {}   # anonymous struct -> the typedef that names it
+        for name, node in typedefs.items():
+            if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.Struct) and not node.type.name:
+                self._typedef_of.setdefault(id(node.type), name)
+
+    def _constant(self, node: c_ast.Node, coord) -> int:
+        try:
+            return _evaluate(node, self.enumerators)
+        except (ValueError, KeyError, ZeroDivisionError):
+            raise CompileError.at(coord, "enum constant whose value is not an integer constant expression") \
+                from None
+
+    def definition(self, node: c_ast.Struct, coord) -> c_ast.Struct:
+        if node.decls is not None:
+            return node
+        found = self.definitions.get(node.name or "")
+        if found is None:
+            raise CompileError.at(coord, f"incomplete struct type 'struct {node.name}'")
+        return found
+
+    def members(self, node: c_ast.Struct, coord) -> list[tuple[str, VarType]]:
+        result = []
+        for decl in self.definition(node, coord).decls or []:
+            if not isinstance(decl, c_ast.Decl) or not decl.name:
+                raise CompileError.at(getattr(decl, "coord", coord), "anonymous struct or union member")
+            if decl.bitsize is not None:
+                raise CompileError.at(decl.coord, f"bit-field member '{decl.name}'")
+            try:
+                vt = resolve(decl.type, self.typedefs)
+            except TypeError_ as exc:
+                raise CompileError.at(decl.coord, f"member '{decl.name}' has an unsupported type ({exc})") \
+                    from None
+            if any(d is None for d in vt.dims):
+                raise CompileError.at(decl.coord, f"member '{decl.name}' is an array of unknown size "
+                                      "or a pointer")
+            result.append((decl.name, vt))
+        return result
+
+    def member(self, node: c_ast.Struct, name: str, coord) -> VarType:
+        for member, vt in self.members(node, coord):
+            if member == name:
+                return vt
+        what = f"struct {node.name}" if node.name else "the struct"
+        raise CompileError.at(coord, f"no member named '{name}' in {what}")
+
+    def leaves(self, node: c_ast.Struct, coord) -> list[tuple[tuple[tuple[str, tuple], ...], VarType]]:
+        """Every scalar member reached from a struct: (path of (member, its dims), type)."""
+        result = []
+        for name, vt in self.members(node, coord):
+            if vt.struct is not None:
+                for path, leaf in self.leaves(vt.struct, coord):
+                    result.append((((name, vt.dims),) + path, leaf))
+            else:
+                result.append((((name, vt.dims),), vt))
+        return result
+
+    def same(self, a: c_ast.Struct, b: c_ast.Struct, coord) -> bool:
+        return self.definition(a, coord) is self.definition(b, coord)
+
+    # -- the device's copy of the types ---------------------------------------
+    def device_name(self, node: c_ast.Struct, coord) -> str:
+        node = self.definition(node, coord)
+        return f"struct ppcg_{node.name or self._typedef_of.get(id(node), 'anon')}"
+
+    def device_types(self, node: c_ast.Struct, coord, out: list[StructType]) -> None:
+        """The definitions of `node` and of the structs it contains, innermost first, under
+        names of ppcg-py's (members' typedefs resolved): the same layout as the host's
+        types, which the kernel files cannot include."""
+        name = self.device_name(node, coord)
+        if any(t.device_name == name for t in out):
+            return
+        lines = []
+        for member, vt in self.members(node, coord):
+            if vt.struct is not None:
+                self.device_types(vt.struct, coord, out)
+                base = self.device_name(vt.struct, coord)
+            else:
+                base = vt.base
+            dims = "".join(f"[{_GEN.visit(d)}]" for d in vt.dims)
+            lines.append(f"  {base} {member}{dims};")
+        out.append(StructType(name, f"{name} {{\n" + "\n".join(lines) + "\n};"))
+
+
+def _with_enumerators(node: c_ast.Node, values: dict[str, int]) -> c_ast.Node:
+    """`node` with each enum constant its value (in place)."""
+    if isinstance(node, c_ast.ID) and node.name in values:
+        value = values[node.name]
+        constant = c_ast.Constant("int", str(abs(value)), node.coord)
+        return constant if value >= 0 else c_ast.UnaryOp("-", constant, node.coord)
+    for slot in node.__slots__:
+        value = getattr(node, slot, None) if slot not in ("coord", "__weakref__") else None
+        if isinstance(value, c_ast.Node) and not isinstance(node, c_ast.Typename):
+            setattr(node, slot, _with_enumerators(value, values))
+    return node
+
+
+def _evaluate(node: c_ast.Node, names: dict[str, int]) -> int:
+    if isinstance(node, c_ast.Constant):
+        text = node.value.rstrip("uUlL")
+        if node.type == "char":
+            raise ValueError(text)
+        return int(text, 0) if not (len(text) > 1 and text[0] == "0" and text[1:].isdigit()) else int(text, 8)
+    if isinstance(node, c_ast.ID):
+        return names[node.name]
+    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~"):
+        value = _evaluate(node.expr, names)
+        return -value if node.op == "-" else ~value if node.op == "~" else value
+    if isinstance(node, c_ast.BinaryOp):
+        a, b = _evaluate(node.left, names), _evaluate(node.right, names)
+        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "<<": lambda: a << b,
+               ">>": lambda: a >> b, "|": lambda: a | b, "&": lambda: a & b, "^": lambda: a ^ b,
+               "/": lambda: int(a / b), "%": lambda: a - b * int(a / b)}
+        if node.op in ops:
+            return ops[node.op]()
+    raise ValueError(type(node).__name__)
+
+
+# -- member access chains ---------------------------------------------------------
+@dataclass
+class _Chain:
+    """`a[i][j].c[k]`: the variable, then each step (`[]` with a subscript, `.` with a member)."""
+
+    root: c_ast.ID
+    steps: list[tuple[str, c_ast.Node]]
+
+
+def _chain(node: c_ast.Node) -> _Chain | None:
+    steps: list[tuple[str, c_ast.Node]] = []
+    while True:
+        if isinstance(node, c_ast.ArrayRef):
+            steps.append(("[]", node.subscript))
+            node = node.name
+        elif isinstance(node, c_ast.StructRef):
+            if node.type == "->":
+                raise CompileError.at(node.coord, "member access through a pointer ('->'): "
+                                      "index an array of structs instead")
+            steps.append((".", node.field))
+            node = node.name
+        elif isinstance(node, c_ast.ID):
+            return _Chain(node, steps[::-1])
+        else:
+            return None
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """Where a chain ends: the members it went through (with their number of
+    dimensions), all its subscripts, and the type there."""
+
+    path: tuple[tuple[str, int], ...]
+    subscripts: tuple[c_ast.Node, ...]
+    dims: tuple                       # every dimension of the variable and the members
+    left: int                         # dimensions of the last one not subscripted
+    vt: VarType                       # the type reached (its dims: the last one's)
+
+
+def _resolve_chain(table: StructTable, vt: VarType, chain: _Chain, coord) -> _Resolved:
+    path: list[tuple[str, int]] = []
+    subscripts: list[c_ast.Node] = []
+    dims = list(vt.dims)
+    used = 0
+    for kind, arg in chain.steps:
+        if kind == "[]":
+            if used >= len(vt.dims):
+                break   # too many subscripts: the builder says how many the array has
+            subscripts.append(arg)
+            used += 1
+            continue
+        if used != len(vt.dims) or vt.struct is None:
+            what = "an array" if used != len(vt.dims) else "something that is not a struct"
+            raise CompileError.at(arg.coord, f"member '{arg.name}' of {what}")
+        vt = table.member(vt.struct, arg.name, arg.coord)
+        path.append((arg.name, len(vt.dims)))
+        dims += list(vt.dims)
+        used = 0
+    else:
+        return _Resolved(tuple(path), tuple(subscripts), tuple(dims), len(vt.dims) - used, vt)
+    # more subscripts than dimensions: keep them all, for the builder's message
+    extra = [arg for kind, arg in chain.steps if kind == "[]"][len(subscripts):]
+    return _Resolved(tuple(path), tuple(subscripts) + tuple(extra), tuple(dims), 0, vt)
+
+
+def _index(base: c_ast.Node, subscripts) -> c_ast.Node:
+    for sub in subscripts:
+        base = c_ast.ArrayRef(base, sub, base.coord)
+    return base
+
+
+# -- before normalize: struct assignments, struct locals, enum constants -------------
+def expand(items, table: StructTable, type_of, taken: set[str]) -> tuple[c_ast.Node, ...]:
+    """The region's statements with struct assignments expanded, struct locals split into
+    one local per member and enum constants replaced by their values (on a copy).
+
+    `type_of(name, coord)` gives the VarType of a variable visible at the SCoP (None:
+    undeclared); `taken` holds every name of the function (new names avoid them)."""
+    return tuple(_Expander(table, type_of, taken).block(list(copy.deepcopy(items)), {}))
+
+
+@dataclass(frozen=True)
+class _Local:
+    vt: VarType
+    names: dict[tuple[str, ...], str] = field(default_factory=dict)   # member path -> its local
+
+
+class _Expander:
+    def __init__(self, table: StructTable, type_of, taken: set[str]) -> None:
+        self.table, self.type_of, self.taken = table, type_of, taken
+
+    def fresh(self, base: str) -> str:
+        name, k = base, 0
+        while name in self.taken:
+            k += 1
+            name = f"{base}_{k}"
+        self.taken.add(name)
+        return name
+
+    def vt(self, name: str, scope: dict, coord) -> VarType | None:
+        if name in scope:
+            found = scope[name]
+            return found.vt if isinstance(found, _Local) else found
+        return self.type_of(name, coord)
+
+    # -- statements ---------------------------------------------------------
+    def block(self, items: list[c_ast.Node], scope: dict) -> list[c_ast.Node]:
+        scope = dict(scope)
+        out: list[c_ast.Node] = []
+        for item in items:
+            out.extend(self.statement(item, scope))
+        return out
+
+    def statement(self, node: c_ast.Node, scope: dict) -> list[c_ast.Node]:
+        """`node` rewritten; declarations update `scope` (the caller's block's)."""
+        if isinstance(node, c_ast.Decl):
+            return self.declaration(node, scope)
+        if isinstance(node, c_ast.DeclList):
+            decls = [d for decl in node.decls for d in self.declaration(decl, scope)]
+            return [c_ast.DeclList(decls, node.coord)] if all(isinstance(d, c_ast.Decl) for d in decls) else decls
+        if isinstance(node, c_ast.Compound):
+            return [c_ast.Compound(self.block(list(node.block_items or []), scope), node.coord)]
+        if isinstance(node, c_ast.For):
+            inner = dict(scope)
+            if node.init is not None:
+                parts = self.statement(node.init, inner)
+                node.init = parts[0] if len(parts) == 1 else c_ast.ExprList(parts, node.coord)
+            node.cond = self.expression(node.cond, inner)
+            node.next = self.expression(node.next, inner)
+            node.stmt = self.single(node.stmt, inner)
+            return [node]
+        if isinstance(node, c_ast.If):
+            node.cond = self.expression(node.cond, scope)
+            node.iftrue = self.single(node.iftrue, scope)
+            node.iffalse = self.single(node.iffalse, scope)
+            return [node]
+        if isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            node.cond = self.expression(node.cond, scope)
+            node.stmt = self.single(node.stmt, scope)
+            return [node]
+        if isinstance(node, c_ast.Label):
+            parts = self.statement(node.stmt, scope)
+            node.stmt = parts[0] if len(parts) == 1 else c_ast.Compound(parts, node.coord)
+            return [node]
+        if isinstance(node, c_ast.Assignment) and node.op == "=":
+            copies = self.struct_copy(node, scope)
+            if copies is not None:
+                return copies
+        return [self.expression(node, scope)]
+
+    def single(self, node: c_ast.Node | None, scope: dict) -> c_ast.Node | None:
+        if node is None:
+            return None
+        parts = self.statement(node, dict(scope))
+        return parts[0] if len(parts) == 1 else c_ast.Compound(parts, node.coord)
+
+    def declaration(self, decl: c_ast.Decl, scope: dict) -> list[c_ast.Node]:
+        if decl.name is None or isinstance(decl.type, c_ast.FuncDecl):
+            return [decl]
+        try:
+            vt = resolve(decl.type, self.table.typedefs)
+        except TypeError_:
+            scope[decl.name] = None    # the builder reports its type where it is used
+            decl.init = self.expression(decl.init, scope)
+            return [decl]
+        if vt.struct is None:
+            decl.init = self.expression(decl.init, scope)
+            scope[decl.name] = vt
+            return [decl]
+        if vt.dims:
+            raise CompileError.at(decl.coord, f"array of structs '{decl.name}' declared inside a SCoP "
+                                  "(declare it before #pragma scop)")
+        if decl.init is not None:
+            raise CompileError.at(decl.coord, f"initialiser of struct '{decl.name}' declared inside a SCoP "
+                                  "(assign its members)")
+        local = _Local(vt)
+        out: list[c_ast.Node] = []
+        for path, leaf in self.table.leaves(vt.struct, decl.coord):
+            if any(dims for _, dims in path):
+                raise CompileError.at(decl.coord, f"struct '{decl.name}' declared inside a SCoP has an "
+                                      "array member (declare it before #pragma scop)")
+            name = self.fresh("_".join([decl.name] + [m for m, _ in path]))
+            local.names[tuple(m for m, _ in path)] = name
+            out.append(c_ast.Decl(name, [], [], [], [], c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(
+                leaf.base.split(), decl.coord), decl.coord), None, None, coord=decl.coord))
+        scope[decl.name] = local
+        return out
+
+    # -- struct assignment ------------------------------------------------
+    def struct_type(self, node: c_ast.Node, scope: dict) -> c_ast.Struct | None:
+        """The struct type of an expression that is a whole struct, else None."""
+        chain = _chain(node) if isinstance(node, (c_ast.ID, c_ast.ArrayRef, c_ast.StructRef)) else None
+        if chain is None:
+            return None
+        vt = self.vt(chain.root.name, scope, chain.root.coord)
+        if vt is None or vt.struct is None:
+            return None
+        end = _resolve_chain(self.table, vt, chain, node.coord)
+        return end.vt.struct if end.left == 0 and end.vt.struct is not None else None
+
+    def struct_copy(self, node: c_ast.Assignment, scope: dict) -> list[c_ast.Node] | None:
+        target = self.struct_type(node.lvalue, scope)
+        if target is None:
+            return None
+        source = self.struct_type(node.rvalue, scope)
+        if source is None or not self.table.same(target, source, node.coord):
+            raise CompileError.at(node.coord, "struct assignment from an expression that is not a struct "
+                                  "of the same type (a variable or an element)")
+        out = []
+        for path, _ in self.table.leaves(target, node.coord):
+            dims = [d for _, ds in path for d in ds]
+            iterators = [self.fresh("ppcg_m") for _ in dims]
+            subs = iter(iterators)
+
+            def member(base: c_ast.Node) -> c_ast.Node:
+                at = copy.deepcopy(base)
+                for name, ds in path:
+                    at = c_ast.StructRef(at, ".", c_ast.ID(name, node.coord), node.coord)
+                    at = _index(at, [c_ast.ID(next(subs), node.coord) for _ in ds])
+                return at
+            lhs = member(node.lvalue)
+            subs = iter(iterators)
+            statement: c_ast.Node = c_ast.Assignment("=", lhs, member(node.rvalue), node.coord)
+            for it, dim in reversed(list(zip(iterators, dims))):
+                init = c_ast.DeclList([c_ast.Decl(it, [], [], [], [], c_ast.TypeDecl(
+                    it, [], None, c_ast.IdentifierType(["int"])), c_ast.Constant("int", "0"), None)], node.coord)
+                statement = c_ast.For(init, c_ast.BinaryOp("<", c_ast.ID(it), copy.deepcopy(dim)),
+                                      c_ast.UnaryOp("p++", c_ast.ID(it)), statement, node.coord)
+            out.extend(self.statement(statement, scope))
+        return out
+
+    # -- expressions --------------------------------------------------------
+    def expression(self, node: c_ast.Node | None, scope: dict):
+        if node is None:
+            return None
+        if isinstance(node, c_ast.ID):
+            found = scope[node.name] if node.name in scope else self.type_of(node.name, node.coord)
+            if node.name in self.table.enumerators and node.name not in scope and found is None:
+                value = self.table.enumerators[node.name]
+                constant = c_ast.Constant("int", str(abs(value)), node.coord)
+                return constant if value >= 0 else c_ast.UnaryOp("-", constant, node.coord)
+            if isinstance(found, _Local):
+                raise CompileError.at(node.coord, f"struct '{node.name}' used as a whole value "
+                                      "(only its members can be)")
+            return node
+        if isinstance(node, c_ast.StructRef):
+            chain = _chain(node)
+            if chain is not None and isinstance(scope.get(chain.root.name), _Local):
+                local = scope[chain.root.name]
+                if any(kind == "[]" for kind, _ in chain.steps):
+                    raise CompileError.at(node.coord, "subscript of a struct declared inside the SCoP")
+                path = tuple(arg.name for _, arg in chain.steps)
+                if path not in local.names:
+                    raise CompileError.at(node.coord, f"'{_GEN.visit(node)}' is not a scalar member of "
+                                          f"struct '{chain.root.name}'")
+                return c_ast.ID(local.names[path], node.coord)
+        for slot in node.__slots__:
+            if slot in ("coord", "__weakref__") or not hasattr(node, slot):
+                continue
+            if (isinstance(node, c_ast.StructRef) and slot == "field") or \
+                    (isinstance(node, c_ast.FuncCall) and slot == "name") or isinstance(node, c_ast.Typename):
+                continue
+            value = getattr(node, slot)
+            if isinstance(value, c_ast.Node):
+                setattr(node, slot, self.expression(value, scope))
+            elif isinstance(value, list):
+                setattr(node, slot, [self.expression(v, scope) if isinstance(v, c_ast.Node) else v for v in value])
+        return node
+
+
+# -- after normalize: member accesses become field arrays ----------------------------
+@dataclass(frozen=True)
+class Field:
+    """One field array: where it lives and its type (the variable's dimensions, then the members')."""
+
+    variable: str
+    rank: int
+    path: tuple[tuple[str, int], ...]
+    vt: VarType
+
+    @property
+    def source(self) -> str:
+        return self.variable + "".join(f".{name}" for name, _ in self.path)
+
+
+class FieldArrays:
+    """The field arrays of one SCoP, named uniquely in its function."""
+
+    def __init__(self, table: StructTable, type_of, taken: set[str]) -> None:
+        self.table, self.type_of, self.taken = table, type_of, taken
+        self.fields: dict[str, Field] = {}
+        self._by_path: dict[tuple[str, tuple[str, ...]], str] = {}
+        self.variables: dict[str, VarType] = {}
+
+    def rewrite(self, node: c_ast.Node):
+        """`node` with every member access a reference to a field array (in place)."""
+        if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
+            chain = _chain(node)
+            if chain is not None:
+                vt = self.type_of(chain.root.name, chain.root.coord)
+                if vt is not None and vt.struct is not None:
+                    return self._member(node, chain, vt)
+                if isinstance(node, c_ast.StructRef):
+                    raise CompileError.at(node.coord, f"member access on '{chain.root.name}', which is not a struct")
+        elif isinstance(node, c_ast.StructRef):
+            raise CompileError.at(node.coord, "member access on an expression (only on variables and elements)")
+        if isinstance(node, c_ast.ID):
+            vt = self.type_of(node.name, node.coord)
+            if vt is not None and vt.struct is not None:
+                raise CompileError.at(node.coord, f"struct '{node.name}' used as a whole value "
+                                      "(only its members can be, or a struct assignment)")
+            return node
+        for slot in node.__slots__:
+            if slot in ("coord", "__weakref__") or not hasattr(node, slot):
+                continue
+            if (isinstance(node, c_ast.FuncCall) and slot == "name") or isinstance(node, c_ast.Typename):
+                continue
+            value = getattr(node, slot)
+            if isinstance(value, c_ast.Node):
+                setattr(node, slot, self.rewrite(value))
+            elif isinstance(value, list):
+                setattr(node, slot, [self.rewrite(v) if isinstance(v, c_ast.Node) else v for v in value])
+        return node
+
+    def _member(self, node: c_ast.Node, chain: _Chain, vt: VarType) -> c_ast.Node:
+        end = _resolve_chain(self.table, vt, chain, node.coord)
+        if end.left == 0 and end.vt.struct is not None:
+            raise CompileError.at(node.coord, f"struct '{_GEN.visit(node)}' used as a whole value "
+                                  "(only its members can be, or a struct assignment)")
+        if not end.path:
+            raise CompileError.at(node.coord, f"struct '{chain.root.name}' used as a whole value "
+                                  "(only its members can be, or a struct assignment)")
+        name = self._field(chain.root.name, vt, end, node.coord)
+        subscripts = [self.rewrite(s) for s in end.subscripts]
+        return _index(c_ast.ID(name, chain.root.coord), subscripts)
+
+    def _field(self, variable: str, vt: VarType, end: _Resolved, coord) -> str:
+        key = (variable, tuple(m for m, _ in end.path))
+        if key not in self._by_path:
+            name, k = "_".join((variable,) + key[1]), 0
+            base = name
+            while name in self.taken:
+                k += 1
+                name = f"{base}_{k}"
+            self.taken.add(name)
+            self._by_path[key] = name
+            self.variables[variable] = vt
+            self.fields[name] = Field(variable, len(vt.dims), end.path,
+                                      VarType(end.vt.base, end.dims, vt.coord))
+        return self._by_path[key]
+
+    def renamed(self) -> list[tuple[str, str]]:
+        """(field array, as the source writes it): for error messages."""
+        return [(name, f.source) for name, f in self.fields.items()]
+
+    # -- model ------------------------------------------------------------
+    def field_array(self, name: str, extents, known, declared_line, variable_live: bool = True) -> Array:
+        f = self.fields[name]
+        return Array(name, f.vt.base, extents, known, declared_line=declared_line, live_after=variable_live,
+                     member=Member(f.variable, f.rank, f.path))
+
+    def struct_variables(self, arrays: tuple[Array, ...]) -> tuple[tuple[StructVariable, ...], tuple[StructType, ...]]:
+        """The struct variables the field arrays live in, and the device's copy of their types."""
+        types: list[StructType] = []
+        variables = []
+        for variable, vt in self.variables.items():
+            fields = [a for a in arrays if a.member is not None and a.member.variable == variable]
+            if not fields:
+                continue
+            self.table.device_types(vt.struct, vt.coord, types)
+            device = self.table.device_name(vt.struct, vt.coord)
+            rank = len(vt.dims)
+            leaves = {tuple(m for m, _ in path) for path, leaf in self.table.leaves(vt.struct, vt.coord)
+                      if not any(ds for _, ds in path)}
+            scalar_fields = {tuple(m for m, _ in a.member.path) for a in fields if a.rank == rank}
+            complete = len(leaves) == len(self.table.leaves(vt.struct, vt.coord)) and leaves <= scalar_fields
+            array = Array(variable, device, fields[0].extents[:rank], fields[0].extent_known[:rank],
+                          is_scalar=rank == 0, declared_line=fields[0].declared_line)
+            variables.append(StructVariable(array, tuple(a.name for a in fields), complete))
+        return tuple(variables), tuple(types)
