@@ -406,6 +406,8 @@ class ScopBuilder:
                                   "after this loop is not known")
         name = f"S_{len(self.statements)}"
         domain = _last_instance(env.domain, env.signs).set_tuple_name(name)
+        if domain.is_empty():   # the loop never runs (a branch no parameter value takes)
+            return loop
         variable = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0)).set_tuple_name(it)
         index = isl.Map.from_domain_and_range(domain, variable.align_params(domain.get_space()))
         tag = f"ref_{self._n_references}"
