@@ -31,3 +31,15 @@ def _clashes(prefix: str, name: str, numbered: bool) -> bool:
         return False
     rest = name[len(prefix):]
     return rest.isdigit() if numbered else True
+
+
+def fresh_name(base: str, taken: set[str], *, numbered: bool = False) -> str:
+    """`base`, or `base_1`, `base_2`, ... (always numbered with `numbered`): the first
+    not in `taken`, which it joins."""
+    k = 1 if numbered else 0
+    name = f"{base}_{k}" if k else base
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name

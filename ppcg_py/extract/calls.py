@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator
 
 from ..diagnostics import CompileError
+from ..names import fresh_name
 from .accesses import PURE_FUNCTIONS
 from .affine import AFFINE_CALLS
 from .c_types import TypeError_, VarType, resolve
@@ -453,12 +454,7 @@ class _Inliner:
                                       "variable hides at this call")
 
     def _fresh(self, name: str) -> str:
-        k = 1
-        while f"{name}_{k}" in self.taken:
-            k += 1
-        fresh = f"{name}_{k}"
-        self.taken.add(fresh)
-        return fresh
+        return fresh_name(name, self.taken, numbered=True)
 
 
 class _Substitution:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from ..diagnostics import CompileError
+from ..names import fresh_name
 from .c_walk import variable_ids
 
 
@@ -170,12 +171,7 @@ class _Rewriter:
         return start + split_chain(c_ast.Assignment("=", target, decl.init, decl.coord))
 
     def fresh(self, name: str) -> str:
-        candidate, k = name, 0
-        while candidate in self.taken:
-            k += 1
-            candidate = f"{name}_{k}"
-        self.taken.add(candidate)
-        return candidate
+        return fresh_name(name, self.taken)
 
     # -- expressions --------------------------------------------------------
     def rename(self, node: c_ast.Node, scopes: list[dict[str, str]]) -> None:

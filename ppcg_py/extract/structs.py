@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast, c_generator
 
 from ..diagnostics import CompileError
+from ..names import fresh_name
 from .c_types import TypeError_, VarType, resolve
 from .c_walk import nodes_of
 from .model import Array, Member, StructType, StructVariable
@@ -263,12 +264,7 @@ class _Expander:
         self.table, self.type_of, self.taken = table, type_of, taken
 
     def fresh(self, base: str) -> str:
-        name, k = base, 0
-        while name in self.taken:
-            k += 1
-            name = f"{base}_{k}"
-        self.taken.add(name)
-        return name
+        return fresh_name(base, self.taken)
 
     def vt(self, name: str, scope: dict, coord) -> VarType | None:
         if name in scope:
