@@ -28,6 +28,7 @@ from .program import (
     While,
     children,
     data_refs,
+    node_refs,
     walk_nodes,
 )
 
@@ -40,11 +41,12 @@ def add_dynamic_control(program: Program, seed: str) -> Program:
     if rng.random() >= CHANCE:
         return program
     types = {a.name: a.ctype for a in program.arrays}
+    open_arrays = {a.name for a in program.arrays if a.open_outer}
     written = {n.target.name for scop in program.scops for n in walk_nodes(scop) if isinstance(n, Assign)}
     testable = {name for name, ctype in types.items() if ctype == "int" or name not in written}
     scops = list(program.scops)
     for _ in range(rng.choice(SITES)):
-        sites = [(k, path) for k, scop in enumerate(scops) for path in _sites(scop, (), testable)]
+        sites = [(k, path) for k, scop in enumerate(scops) for path in _sites(scop, (), testable, open_arrays)]
         if not sites:
             break
         loops = [site for site in sites if isinstance(_at(scops[site[0]], site[1]), Loop)]
@@ -53,14 +55,14 @@ def add_dynamic_control(program: Program, seed: str) -> Program:
     return program.with_scops(tuple(scops))
 
 
-def _sites(nodes: tuple[Node, ...], path: tuple, testable: set[str]):
+def _sites(nodes: tuple[Node, ...], path: tuple, testable: set[str], open_arrays: set[str]):
     """Paths (index, field, index, ..., index) of the nodes that may become dynamic."""
     for pos, node in enumerate(nodes):
         here = path + (pos,)
-        if _tests(node, testable) and (isinstance(node, Assign) or _whileable(node)):
+        if _tests(node, testable) and (isinstance(node, Assign) or _whileable(node, open_arrays)):
             yield here
         for name, body in children(node):
-            yield from _sites(body, here + (name,), testable)
+            yield from _sites(body, here + (name,), testable, open_arrays)
 
 
 def _tests(node: Node, testable: set[str]) -> list[Ref]:
@@ -76,9 +78,13 @@ def _tests(node: Node, testable: set[str]) -> list[Ref]:
     return [r for r in reads if r.subs and r.name in testable]
 
 
-def _whileable(node: Node) -> bool:
+def _whileable(node: Node, open_arrays: set[str]) -> bool:
+    """A loop whose body only assigns array elements, none of an array of unknown size
+    (`A[][M]`): in a while loop, its subscripts are no longer affine, and an access
+    the model over-approximates needs the array's size."""
     return (isinstance(node, Loop) and node.step == 1 and not node.inclusive and bool(node.body)
-            and all(isinstance(s, Assign) and s.target.subs and s.chain is None for s in node.body))
+            and all(isinstance(s, Assign) and s.target.subs and s.chain is None for s in node.body)
+            and not any(r.name in open_arrays for s in node.body for r in node_refs(s)))
 
 
 def _dynamic(node: Node, rng: random.Random, types: dict[str, str], testable: set[str]) -> Node:
