@@ -156,7 +156,7 @@ class _Printer:
     def node(self, node: Node, indent: str) -> list[str]:
         if isinstance(node, Assign) and node.helper == "bump" and node.target.subs:
             return [f"{indent}bump_{self.ctype(node.target.name)}(&{self.ref(node.target)}, {self.data(node.rhs)});"]
-        if isinstance(node, Loop) and node.helper == "row" and (row := _row_call(node)) is not None:
+        if isinstance(node, Loop) and node.helper == "row" and (row := _row_call(node, self.members)) is not None:
             target, source = row
             return [f"{indent}row_update_{self.ctype(target.name)}({self.ref(target)}, {self.ref(source)}, "
                     f"{self.iexpr(node.hi)});"]
@@ -204,9 +204,10 @@ class _Printer:
         return [indent + head + " {", *body, indent + "}"]
 
 
-def _row_call(loop: Loop) -> tuple[Ref, Ref] | None:
+def _row_call(loop: Loop, members) -> tuple[Ref, Ref] | None:
     """The rows (R[..], S[..]) a `row` loop passes to row_update_T, if it still has the
-    shape the generator gave it (the shrinker may have changed it: then it is a loop)."""
+    shape the generator gave it (the shrinker may have changed it: then it is a loop),
+    and neither is a struct member (whose rows C cannot pass: members interleave)."""
     if len(loop.body) != 1 or not isinstance(loop.body[0], Assign) or loop.step != 1 or loop.inclusive \
             or loop.lo != Const(0):
         return None
@@ -219,7 +220,8 @@ def _row_call(loop: Loop) -> tuple[Ref, Ref] | None:
             or not isinstance(rhs.b.b, Ref) or not rhs.b.b.subs or rhs.b.b.subs[-1] != q:
         return None
     source = rhs.b.b
-    if any(q in _vars(e) for e in stmt.target.subs[:-1] + source.subs[:-1]):
+    if any(q in _vars(e) for e in stmt.target.subs[:-1] + source.subs[:-1]) \
+            or stmt.target.name in members or source.name in members:
         return None
     return Ref(stmt.target.name, stmt.target.subs[:-1]), Ref(source.name, source.subs[:-1])
 
@@ -251,6 +253,7 @@ HELPERS = {
 
 def _helpers_used(program: Program) -> list[str]:
     types = {a.name: a.ctype for a in program.arrays}
+    members = _members(program)
     used: set[str] = set()
 
     def calls(expr) -> None:
@@ -270,7 +273,7 @@ def _helpers_used(program: Program) -> list[str]:
                 calls(node.rhs)
             elif isinstance(node, Local) and node.init is not None:
                 calls(node.init)
-            elif isinstance(node, Loop) and node.helper == "row" and (row := _row_call(node)) is not None:
+            elif isinstance(node, Loop) and node.helper == "row" and (row := _row_call(node, members)) is not None:
                 used.add(f"row_update_{types[row[0].name]}")
     if "twice_mix" in used:
         used.add("mix")
