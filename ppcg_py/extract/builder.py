@@ -26,7 +26,7 @@ from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
 from .c_walk import NameScan, all_names, nodes_of, operand_ids
 from .calls import FileFunctions, Inlined, inline_calls
-from .liveness import unused_after
+from .liveness import Liveness
 from .local_arrays import expanded, expansion
 from .model import Access, Array, Kill, Reference, Scop, Statement
 from .normalize import Declaration, StatementLabel, normalize
@@ -73,6 +73,7 @@ class ScopBuilder:
         self._exits: dict[int, tuple[str, isl.PwAff | None]] = {}   # id(For) -> iterator, exit value
         self._stored_iterators: dict[str, object] = {}   # iterators whose exit value is stored -> coord
         self._after: dict[str, bool] = {}                  # name -> whether code after the SCoP may read it
+        self._liveness = Liveness(region)
         self._summary = None   # while a summarised call's summary is built: its accesses (summaries.py)
         with self.source_names():
             items = region.items
@@ -388,7 +389,7 @@ class ScopBuilder:
     def _read_after(self, name: str) -> bool:
         """Whether code after the SCoP may read the function's variable `name`."""
         if name not in self._after:
-            self._after[name] = name in self.region.symbols and not unused_after(self.region, name)
+            self._after[name] = name in self.region.symbols and not self._liveness.unused_after(name)
         return self._after[name]
 
     def _then_store_exit(self, node: c_ast.For, env: _Env, loop: isl.Schedule | None) -> isl.Schedule | None:
@@ -609,7 +610,7 @@ class ScopBuilder:
             scalar = kind == "cell"
             arrays.append(Array(name, vt.base, *self._extents(name, vt), is_scalar=scalar,
                                 declared_line=vt.coord.line if vt.coord else None,
-                                live_after=not (scalar and unused_after(self.region, name))))
+                                live_after=not (scalar and self._liveness.unused_after(name))))
         for name, coord in self._stored_iterators.items():
             vt = self._type(name, coord)
             arrays.append(Array(name, vt.base, (), (), is_scalar=True,

@@ -19,23 +19,25 @@ from .regions import Region
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
 
-def unused_after(region: Region, name: str) -> bool:
-    """Whether the SCoP's final value of the scalar `name` can never be read."""
-    function = region.function_node
-    declaration = _local_declaration(function, name)
-    if declaration is None or nodes_of(function, c_ast.Goto) or _inside_loop(function.body, region.start):
-        return False
-    inside = {id(node) for item in region.items for node in nodes_of(item, c_ast.ID)}
-    return not any(ident.name == name and id(ident) not in inside for ident in nodes_of(function.body, c_ast.ID))
+class Liveness:
+    """`unused_after` for the scalars of one SCoP, with the walks over its function
+    made once (a builder asks for every scalar and every loop iterator)."""
 
+    def __init__(self, region: Region) -> None:
+        function = region.function_node
+        self._region = region
+        self._never_again = not nodes_of(function, c_ast.Goto) and not _inside_loop(function.body, region.start)
+        inside = {id(node) for item in region.items for node in nodes_of(item, c_ast.ID)}
+        self._used_outside = {ident.name for ident in nodes_of(function.body, c_ast.ID) if id(ident) not in inside}
+        self._declared: dict[str, list[c_ast.Decl]] = {}
+        for decl in nodes_of(function.body, c_ast.Decl):
+            self._declared.setdefault(decl.name, []).append(decl)
 
-def _local_declaration(function: c_ast.FuncDef, name: str) -> c_ast.Decl | None:
-    """The automatic variable `name` declared in the function's body (not static,
-    not extern, not a parameter), if there is exactly one."""
-    found = [d for d in nodes_of(function.body, c_ast.Decl) if d.name == name]
-    if len(found) != 1 or found[0].storage:
-        return None
-    return found[0]
+    def unused_after(self, name: str) -> bool:
+        """Whether the SCoP's final value of the scalar `name` can never be read."""
+        found = self._declared.get(name, [])
+        automatic = len(found) == 1 and not found[0].storage
+        return automatic and self._never_again and name not in self._used_outside
 
 
 def _inside_loop(node: c_ast.Node, target: c_ast.Node, in_loop: bool = False) -> bool:

@@ -41,20 +41,20 @@ class StructTable:
     def __init__(self, ast: c_ast.FileAST, typedefs: dict[str, c_ast.Node]) -> None:
         self.typedefs = typedefs
         self.definitions: dict[str, c_ast.Struct] = {}
-        for node in nodes_of(ast, c_ast.Struct):
-            if node.name and node.decls is not None:
-                self.definitions.setdefault(node.name, node)
         self.enumerators: dict[str, int] = {}
-        for enum in nodes_of(ast, c_ast.Enum):
-            if enum.values is None:
-                continue
-            value = -1
-            for item in enum.values.enumerators:
-                value = value + 1 if item.value is None else self._constant(item.value, item.coord)
-                self.enumerators[item.name] = value
-        for array in nodes_of(ast, c_ast.ArrayDecl):   # `double A[N][COUNT]`: sizes are affine
-            if array.dim is not None:
-                array.dim = _with_enumerators(array.dim, self.enumerators)
+        found = nodes_of(ast, c_ast.Struct, c_ast.Enum, c_ast.ArrayDecl)   # one walk: the file is large
+        for node in found:
+            if isinstance(node, c_ast.Struct) and node.name and node.decls is not None:
+                self.definitions.setdefault(node.name, node)
+            elif isinstance(node, c_ast.Enum) and node.values is not None:
+                value = -1
+                for item in node.values.enumerators:
+                    value = value + 1 if item.value is None else self._constant(item.value, item.coord)
+                    self.enumerators[item.name] = value
+        if self.enumerators:   # `double A[N][COUNT]`: sizes are affine
+            for array in found:
+                if isinstance(array, c_ast.ArrayDecl) and array.dim is not None:
+                    array.dim = _with_enumerators(array.dim, self.enumerators)
         self._typedef_of: dict[int, str] = {}   # anonymous struct -> the typedef that names it
         for name, node in typedefs.items():
             if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.Struct) and not node.type.name:
