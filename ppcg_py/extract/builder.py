@@ -77,8 +77,10 @@ class ScopBuilder:
         self._summary = None   # while a summarised call's summary is built: its accesses (summaries.py)
         with self.source_names():
             items = region.items
+            if structs is not None and functions is not None:   # `f(&rec[i].x)`: an element of a field array
+                items = tuple(self.fields.rewrite(item) for item in copy.deepcopy(items))
             if functions is not None:   # calls to the file's functions become their bodies
-                items = inline_calls(items, functions, region, typedefs, self.inlined)
+                items = inline_calls(items, functions, region, typedefs, self.inlined, self.fields.declarations())
             if structs is not None:   # struct assignments and locals, enum constants
                 items = expand(items, structs, self._type, taken)
             normal = normalize(items, set(region.symbols) | _scan(items).iterators)

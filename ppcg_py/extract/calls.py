@@ -94,15 +94,17 @@ class _Pointer:
 
 
 def inline_calls(items: tuple[c_ast.Node, ...], functions: FileFunctions, region: Region,
-                 typedefs: dict[str, c_ast.Node], inlined: list[Inlined]) -> tuple[c_ast.Node, ...]:
+                 typedefs: dict[str, c_ast.Node], inlined: list[Inlined],
+                 declared: dict[str, c_ast.Decl] | None = None) -> tuple[c_ast.Node, ...]:
     """The SCoP's statements with every call to a function of the file inlined (the
     region itself is left alone); each call inlined is added to `inlined`, as soon as
-    its body is taken, so that an error in it can name it."""
+    its body is taken, so that an error in it can name it. `declared`: variables the
+    file does not declare that arguments may name (struct members' field arrays)."""
     if not any(isinstance(call.name, c_ast.ID) and (call.name.name in functions.definitions
                                                     or call.name.name in functions.summaries)
                for item in items for call in nodes_of(item, c_ast.FuncCall)):
         return items
-    inliner = _Inliner(functions, region.symbols, typedefs,
+    inliner = _Inliner(functions, {**region.symbols, **(declared or {})}, typedefs,
                        set(functions.names) | all_names(region.function_node), inlined)
     items = copy.deepcopy(items)
     inliner.scop_locals = {d.name for item in items for d in nodes_of(item, c_ast.Decl) if d.name}
@@ -146,6 +148,10 @@ class _Inliner:
             node.iftrue = self.single(node.iftrue, stack)
             if node.iffalse is not None:
                 node.iffalse = self.single(node.iffalse, stack)
+            return [node]
+        if isinstance(node, (c_ast.While, c_ast.DoWhile)):   # dynamic control: the builder keeps it whole
+            node.cond = self.expression(node.cond, None, stack)
+            node.stmt = self.single(node.stmt, stack)
             return [node]
         if isinstance(node, c_ast.Label):
             node.stmt = self.single(node.stmt, stack)

@@ -518,6 +518,18 @@ class FieldArrays:
                                       VarType(end.vt.base, end.dims, vt.coord))
         return self._by_path[key]
 
+    def declarations(self) -> dict[str, c_ast.Decl]:
+        """A C declaration of each field array (`double rec_x[N][M]`): for the call
+        inliner, which checks an argument such as `&rec[i].x[k]` against its array."""
+        result = {}
+        for name, field_ in self.fields.items():
+            vt = field_.vt
+            node: c_ast.Node = c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(vt.base.split()))
+            for dim in reversed(vt.dims):
+                node = c_ast.ArrayDecl(node, copy.deepcopy(dim), [])
+            result[name] = c_ast.Decl(name, [], [], [], [], node, None, None, coord=vt.coord)
+        return result
+
     def renamed(self) -> list[tuple[str, str]]:
         """(field array, as the source writes it): for error messages."""
         return [(name, f.source) for name, f in self.fields.items()]
