@@ -16,19 +16,21 @@ from ..extract.model import Scop, StructVariable
 from .transfers import DeviceArray, _box_around, _elements, _touches, extent_set
 
 
-def struct_devices(scop: Scop, reads: isl.UnionMap, writes: isl.UnionMap, live_in: isl.UnionMap,
-                   head_writes: isl.UnionMap, tail_reads: isl.UnionMap) -> list[DeviceArray]:
+def struct_devices(scop: Scop, reads: isl.UnionMap, writes: isl.UnionMap, must_writes: isl.UnionMap,
+                   live_in: isl.UnionMap, head_writes: isl.UnionMap, tail_reads: isl.UnionMap) -> list[DeviceArray]:
     """One DeviceArray per struct variable the device part accesses (arguments as
-    plan_transfers computes them)."""
+    plan_transfers computes them; an element only a may-write touches is not written
+    whole: it is copied in)."""
     devices = []
     for var in scop.struct_variables:
         if not any(_touches(reads, f) or _touches(writes, f) for f in var.fields):
             continue    # on the host only
-        devices.append(_device(scop, var, reads, writes, live_in, head_writes, tail_reads))
+        devices.append(_device(scop, var, reads, writes, must_writes, live_in, head_writes, tail_reads))
     return devices
 
 
-def _device(scop: Scop, var: StructVariable, reads, writes, live_in, head_writes, tail_reads) -> DeviceArray:
+def _device(scop: Scop, var: StructVariable, reads, writes, must_writes, live_in, head_writes,
+            tail_reads) -> DeviceArray:
     array = var.array
     needed = written_set = whole = None
     for name in var.fields:
@@ -42,7 +44,8 @@ def _device(scop: Scop, var: StructVariable, reads, writes, live_in, head_writes
         written = _elements(writes, name)
         written_set = _union(written_set, _outer(written, array.rank, array.name))
         if var.complete:   # every member a scalar field array: written[i] of each
-            mine = _outer(written, array.rank, array.name) if written is not None else None
+            must = _elements(must_writes, name)
+            mine = _outer(must, array.rank, array.name) if must is not None else None
             whole = mine if whole is None else (whole.intersect(mine) if mine is not None else None)
             if mine is None:
                 var = StructVariable(var.array, var.fields, False)

@@ -131,7 +131,7 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = fro
                                    read=_touches(reads, array.name), written=written,
                                    in_box=in_box, out_box=out_box))
     from .structs import struct_devices
-    devices += struct_devices(scop, reads, writes, live_in, head_writes, tail_reads)
+    devices += struct_devices(scop, reads, writes, must_writes, live_in, head_writes, tail_reads)
     return MemoryPlan(tuple(devices))
 
 
