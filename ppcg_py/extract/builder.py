@@ -78,7 +78,7 @@ class ScopBuilder:
         with self.source_names():
             items = region.items
             if structs is not None and functions is not None:   # `f(&rec[i].x)`: an element of a field array
-                items = tuple(self.fields.rewrite(item) for item in copy.deepcopy(items))
+                items = self._field_arguments(items, functions)
             if functions is not None:   # calls to the file's functions become their bodies
                 items = inline_calls(items, functions, region, typedefs, self.inlined, self.fields.declarations())
             if structs is not None:   # struct assignments and locals, enum constants
@@ -96,6 +96,23 @@ class ScopBuilder:
             self.kinds = self._classify()
             self.params = tuple(n for n in self._first_use_order() if self.kinds.get(n) == "param")
             self.context = self._context(context, assume_nonneg)
+
+    def _field_arguments(self, items: tuple[c_ast.Node, ...], functions: FileFunctions) -> tuple[c_ast.Node, ...]:
+        """A copy of `items` where the arguments of calls to the file's functions name
+        members by their field arrays (`&rec[i].x` -> `&rec_x[i]`), which the inliner
+        takes as any element or row. An argument it cannot rewrite yet (a member of a
+        struct local) is left to the inliner."""
+        items = copy.deepcopy(items)
+        for item in items:
+            for call in nodes_of(item, c_ast.FuncCall):
+                if not (isinstance(call.name, c_ast.ID) and call.name.name in functions.definitions) or not call.args:
+                    continue
+                for k, argument in enumerate(call.args.exprs):
+                    try:
+                        call.args.exprs[k] = self.fields.rewrite(copy.deepcopy(argument))
+                    except CompileError:
+                        pass
+        return items
 
     @contextmanager
     def source_names(self) -> Iterator[None]:
