@@ -14,7 +14,6 @@ that C may never have assigned.
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 from .program import (
     Assign,
@@ -26,9 +25,11 @@ from .program import (
     Ref,
     Test,
     While,
-    children,
     data_refs,
+    get_at,
+    node_paths,
     node_refs,
+    replace_at,
     walk_nodes,
 )
 
@@ -46,23 +47,20 @@ def add_dynamic_control(program: Program, seed: str) -> Program:
     testable = {name for name, ctype in types.items() if ctype == "int" or name not in written}
     scops = list(program.scops)
     for _ in range(rng.choice(SITES)):
-        sites = [(k, path) for k, scop in enumerate(scops) for path in _sites(scop, (), testable, open_arrays)]
+        sites = [(k, path) for k, scop in enumerate(scops) for path in node_paths(scop)
+                 if _qualifies(get_at(scop, path), testable, open_arrays)]
         if not sites:
             break
-        loops = [site for site in sites if isinstance(_at(scops[site[0]], site[1]), Loop)]
+        loops = [site for site in sites if isinstance(get_at(scops[site[0]], site[1]), Loop)]
         k, path = rng.choice(loops if loops and rng.random() < 0.5 else sites)
-        scops[k] = _rewrite(scops[k], path, lambda node: _dynamic(node, rng, types, testable))
+        scops[k] = replace_at(scops[k], path, (_dynamic(get_at(scops[k], path), rng, types, testable),))
     return program.with_scops(tuple(scops))
 
 
-def _sites(nodes: tuple[Node, ...], path: tuple, testable: set[str], open_arrays: set[str]):
-    """Paths (index, field, index, ..., index) of the nodes that may become dynamic."""
-    for pos, node in enumerate(nodes):
-        here = path + (pos,)
-        if _tests(node, testable) and (isinstance(node, Assign) or _whileable(node, open_arrays)):
-            yield here
-        for name, body in children(node):
-            yield from _sites(body, here + (name,), testable, open_arrays)
+def _qualifies(node: Node, testable: set[str], open_arrays: set[str]) -> bool:
+    """Whether `node` may become dynamic: an assignment, or a loop `_whileable` takes,
+    with a reference a test may read."""
+    return bool(_tests(node, testable)) and (isinstance(node, Assign) or _whileable(node, open_arrays))
 
 
 def _tests(node: Node, testable: set[str]) -> list[Ref]:
@@ -100,17 +98,3 @@ def _dynamic(node: Node, rng: random.Random, types: dict[str, str], testable: se
         kind = types.get(node.target.name, "double")
         orelse = (Assign(node.target, "=", Num(3 if kind == "int" else 0.25, kind)),)
     return DataIf(test, (node,), orelse)
-
-
-def _at(nodes: tuple[Node, ...], path: tuple) -> Node:
-    node = nodes[path[0]]
-    return node if len(path) == 1 else _at(getattr(node, path[1]), path[2:])
-
-
-def _rewrite(nodes: tuple[Node, ...], path: tuple, change) -> tuple[Node, ...]:
-    pos = path[0]
-    if len(path) == 1:
-        return nodes[:pos] + (change(nodes[pos]),) + nodes[pos + 1:]
-    node, name = nodes[pos], path[1]
-    return nodes[:pos] + (replace(node, **{name: _rewrite(getattr(node, name), path[2:], change)}),) + nodes[pos + 1:]
-

@@ -14,11 +14,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from .program import (
-    DataIf,
-    While,
     Assign,
     Cond,
     Const,
+    DataIf,
     IExpr,
     If,
     Local,
@@ -29,6 +28,7 @@ from .program import (
     Not,
     Program,
     Var,
+    While,
     data_refs,
     node_refs,
 )

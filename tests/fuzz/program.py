@@ -8,6 +8,7 @@ both printed as C and evaluated by `interp`.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Union
 
@@ -353,3 +354,27 @@ def insert_nodes(nodes: tuple[Node, ...], path: tuple, pos: int, new: tuple[Node
     node = nodes[i]
     inner = insert_nodes(getattr(node, name), path[2:], pos, new)
     return nodes[:i] + (replace(node, **{name: inner}),) + nodes[i + 1:]
+
+
+def node_paths(nodes: tuple[Node, ...], prefix: tuple = ()) -> Iterator[tuple]:
+    """Paths of every node, outermost first."""
+    for i, node in enumerate(nodes):
+        yield prefix + (i,)
+        for name, body in children(node):
+            yield from node_paths(body, prefix + (i, name))
+
+
+def get_at(nodes: tuple[Node, ...], path: tuple) -> Node:
+    node = nodes[path[0]]
+    if len(path) == 1:
+        return node
+    return get_at(getattr(node, path[1]), path[2:])
+
+
+def replace_at(nodes: tuple[Node, ...], path: tuple, new: tuple[Node, ...]) -> tuple[Node, ...]:
+    i = path[0]
+    if len(path) == 1:
+        return nodes[:i] + new + nodes[i + 1:]
+    node = nodes[i]
+    inner = replace_at(getattr(node, path[1]), path[2:], new)
+    return nodes[:i] + (replace(node, **{path[1]: inner}),) + nodes[i + 1:]

@@ -15,9 +15,6 @@ from dataclasses import dataclass
 
 from .interp import Footprint, footprint
 from .program import (
-    DataIf,
-    Test,
-    While,
     Arith,
     Assign,
     Bin,
@@ -26,6 +23,7 @@ from .program import (
     Cmp,
     Cond,
     Const,
+    DataIf,
     DExpr,
     IExpr,
     If,
@@ -40,7 +38,9 @@ from .program import (
     Program,
     Ref,
     Select,
+    Test,
     Var,
+    While,
     node_refs,
     used_names,
     walk_nodes,

@@ -16,14 +16,13 @@ import islpy as isl
 
 from .interp import TooManyInstances, UndefinedRead, footprint
 from .program import (
-    DataIf,
-    While,
     Arith,
     Assign,
     Bin,
     Call,
     CastTo,
     Const,
+    DataIf,
     DExpr,
     If,
     Local,
@@ -35,7 +34,11 @@ from .program import (
     Ref,
     Select,
     Var,
+    While,
     children,
+    get_at,
+    node_paths,
+    replace_at,
 )
 
 Case = tuple[Program, tuple[str, ...]]
@@ -53,30 +56,6 @@ def substitute(obj, var: str, expr):
         return replace(obj, **{f.name: substitute(getattr(obj, f.name), var, expr) for f in fields(obj)
                                if f.name != "notes"})
     return obj
-
-
-def node_paths(nodes: tuple[Node, ...], prefix: Path_ = ()) -> Iterator[Path_]:
-    """Paths of every node, outermost first."""
-    for i, node in enumerate(nodes):
-        yield prefix + (i,)
-        for name, body in children(node):
-            yield from node_paths(body, prefix + (i, name))
-
-
-def get_at(nodes: tuple[Node, ...], path: Path_) -> Node:
-    node = nodes[path[0]]
-    if len(path) == 1:
-        return node
-    return get_at(getattr(node, path[1]), path[2:])
-
-
-def replace_at(nodes: tuple[Node, ...], path: Path_, new: tuple[Node, ...]) -> tuple[Node, ...]:
-    i = path[0]
-    if len(path) == 1:
-        return nodes[:i] + new + nodes[i + 1:]
-    node = nodes[i]
-    inner = replace_at(getattr(node, path[1]), path[2:], new)
-    return nodes[:i] + (replace(node, **{path[1]: inner}),) + nodes[i + 1:]
 
 
 def _chunk_removals(nodes: tuple[Node, ...]) -> Iterator[tuple[Node, ...]]:
