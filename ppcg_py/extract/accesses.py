@@ -12,6 +12,7 @@ from pycparser import c_ast
 
 from ..diagnostics import CompileError
 from .affine import AFFINE_CALLS
+from .c_walk import replaced
 from .model import Reference
 from .normalize import Marker
 
@@ -98,18 +99,7 @@ def expression_reads(node: c_ast.Node, kind_of) -> list[RawAccess]:
 def tag_references(node: c_ast.Node, tags: list[tuple[c_ast.Node, str]]) -> c_ast.Node:
     """`node` with each reference node of `tags` (the same object, not an equal one)
     replaced by a `Reference` carrying its tag; changed in place."""
-    for original, tag in tags:
-        if node is original:
-            return Reference(tag, node.coord)
-    for attr in node.__slots__:
-        if attr in ("coord", "__weakref__"):
-            continue
-        value = getattr(node, attr)
-        if isinstance(value, c_ast.Node):
-            setattr(node, attr, tag_references(value, tags))
-        elif isinstance(value, list):
-            setattr(node, attr, [tag_references(v, tags) if isinstance(v, c_ast.Node) else v for v in value])
-    return node
+    return replaced(node, {id(original): Reference(tag, original.coord) for original, tag in tags})
 
 
 def _lvalue(node: c_ast.Node, kind_of, *, read_too: bool) -> list[RawAccess]:

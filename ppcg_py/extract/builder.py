@@ -24,7 +24,7 @@ from .accesses import RawAccess, construct_accesses, statement_accesses, tag_ref
 from .affine import AffineSpace, NotAffine
 from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
-from .c_walk import NameScan, all_names, nodes_of, operand_ids
+from .c_walk import NameScan, all_names, nodes_of, operand_ids, replaced
 from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import Liveness
 from .local_arrays import expanded, expansion
@@ -520,9 +520,9 @@ class ScopBuilder:
     def _declaring(self, node: c_ast.Node, own: _Own) -> c_ast.Node:
         """`node` with its locals declared where they start (their markers), and in a
         block around it, the iterators of its loops that the SCoP's function declares."""
-        for marker in nodes_of(node, Declaration, StatementLabel):
-            _replace(node, marker, _declared(self.locals[marker.name].decl, marker.name)
-                     if isinstance(marker, Declaration) else c_ast.EmptyStatement(marker.coord))
+        node = replaced(node, {id(marker): _declared(self.locals[marker.name].decl, marker.name)
+                               if isinstance(marker, Declaration) else c_ast.EmptyStatement(marker.coord)
+                               for marker in nodes_of(node, Declaration, StatementLabel)})
         outer = [_declared(self.region.symbols[n], n) for n in sorted(own.iterators)
                  if n in self.region.symbols and n not in own.declared_in_loops]
         return c_ast.Compound(outer + [node], node.coord) if outer else node
@@ -880,21 +880,3 @@ def _declared(decl: c_ast.Decl, name: str) -> c_ast.Decl:
         inner = inner.type
     inner.declname = name
     return result
-
-
-def _replace(root: c_ast.Node, old: c_ast.Node, new: c_ast.Node) -> None:
-    """Put `new` where `old` is in the tree of `root` (in place)."""
-    for attr in root.__slots__:
-        if attr in ("coord", "__weakref__") or not hasattr(root, attr):
-            continue
-        value = getattr(root, attr)
-        if value is old:
-            setattr(root, attr, new)
-        elif isinstance(value, c_ast.Node):
-            _replace(value, old, new)
-        elif isinstance(value, list):
-            setattr(root, attr, [new if v is old else v for v in value])
-            for v in value:
-                if isinstance(v, c_ast.Node) and v is not old:
-                    _replace(v, old, new)
-

@@ -142,3 +142,20 @@ def type_words(node: c_ast.Node) -> list[str]:
     walk = _TypeWords()
     walk.visit(node)
     return walk.words
+
+
+def replaced(node: c_ast.Node, new: dict[int, c_ast.Node]) -> c_ast.Node:
+    """`node` with each node whose id is a key of `new` (that very object, not an equal
+    one) replaced by its value, in place; what replaces a node is not searched."""
+    if id(node) in new:
+        return new[id(node)]
+    for attr in node.__slots__:
+        if attr in ("coord", "__weakref__") or not hasattr(node, attr):
+            continue
+        value = getattr(node, attr)
+        if isinstance(value, c_ast.Node):
+            setattr(node, attr, replaced(value, new))
+        elif isinstance(value, list):
+            setattr(node, attr, [replaced(v, new) if isinstance(v, c_ast.Node) else v for v in value])
+    return node
+
