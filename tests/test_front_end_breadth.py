@@ -130,10 +130,10 @@ def _program(body: str, signature: str = SIGNATURE, prelude: str = "") -> str:
     return HEAD + MACROS + prelude + signature + body + DUMPS
 
 
-def _verify(tmp_path: Path, text: str, args=(), data_type="double", name="prog", nvcc=False):
+def _verify(tmp_path: Path, text: str, args=(), data_type="double", name="prog", nvcc=False, target="cuda"):
     src = tmp_path / f"{name}.c"
     src.write_text(text)
-    report = verify(VerifyConfig(source=src, ppcg_args=tuple(args), data_type=data_type,
+    report = verify(VerifyConfig(source=src, ppcg_args=tuple(args), data_type=data_type, target=target,
                                  use_nvcc=None if nvcc else False), tmp_path / "work")
     assert report.ok, report.summary()
 
@@ -173,7 +173,11 @@ MATH = """{
 }"""
 
 
-def test_float_math_uses_float_functions(tmp_path):
+def test_math_on_float_data_computes_in_double_as_c_does(tmp_path):
+    """C computes `sqrt(y)` of a float y, and the arithmetic around it, in double. CUDA's
+    C++ overloads would pick `float sqrt(float)`, so the conversions are written out; a
+    float variant appears only where its value is C's (a correctly rounded call whose
+    value is converted to float at once)."""
     src = tmp_path / "math.c"
     src.write_text(_program(MATH))
     out = tmp_path / "out"
@@ -181,16 +185,39 @@ def test_float_math_uses_float_functions(tmp_path):
     assert main(["--output-dir", str(out), str(src)]) == 0
     kernel = (out / "math_kernel.cu").read_text()
     calls = set(re.findall(r"\b([a-z]+f?)\(", kernel))
-    # all-float arguments: the float variant (an int next to a float converts to float)
-    assert {"sqrtf", "expf", "fabsf", "powf", "sinf", "floorf"} <= calls
-    # a double literal (0.5, 2.0) or a double variable keeps C's double function
+    assert not {"sqrtf", "expf", "fabsf", "powf", "sinf", "floorf"} & calls, kernel
+    for call in ("sqrt", "fabs", "pow", "floor"):
+        assert re.search(rf"\b{call}\(\(double\) ", kernel), (call, kernel)
+    assert re.search(r"\bsin\(\(double\) \(\(float\) ", kernel), kernel
+    # a double literal (0.5, 2.0) or a double variable needs no conversion
     assert re.search(r"\bsqrt\([^;]*\* 0\.5\)", kernel), kernel
-    assert re.search(r"\bpow\([^;]*2\.0\)", kernel), kernel
     assert re.search(r"\bsqrt\(x\[", kernel), kernel
 
 
-def test_float_math_verifies(tmp_path):
-    _verify(tmp_path, _program(MATH), data_type="float", nvcc=True)
+NARROWED = """{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    y[i] = sqrt(y[i]);
+    for (int j = 0; j < m; j++)
+      F[i][j] = (float) fabs(F[i][j] - y[i]) + exp(F[i][j]);
+  }
+#pragma endscop
+}"""
+
+
+def test_float_variant_where_c_rounds_to_float_at_once(tmp_path):
+    """`y = sqrt(y)` and `(float) fabs(f)` round C's double result to float at once: the
+    correctly rounded float call gives the same value; `exp`, not correctly rounded, stays."""
+    src = tmp_path / "narrowed.c"
+    src.write_text(_program(NARROWED))
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["--output-dir", str(out), str(src)]) == 0
+    kernel = (out / "narrowed_kernel.cu").read_text()
+    assert re.search(r"= sqrtf\(y\[", kernel), kernel
+    assert re.search(r"\(float\) fabsf\(", kernel), kernel
+    assert re.search(r"\bexp\(\(double\) ", kernel), kernel
+    _verify(tmp_path, _program(NARROWED), data_type="float")
 
 
 INT_MATH = """{

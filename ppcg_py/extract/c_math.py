@@ -1,16 +1,19 @@
-"""The C type of statement expressions, and single-precision math on the device.
+"""The C type of statement expressions, and C's double math kept on every target.
 
-C evaluates `sqrt(x)` in double even when `x` is a float; on a GPU that is the
-slow path (and PPCG copies the call verbatim). When every argument of a math
-call has type float after C's usual arithmetic conversions (int arguments
-convert to float next to a float one, a double literal such as `2.0` keeps
-the call in double), the call is renamed to its float variant: `sqrt` ->
-`sqrtf`, `exp` -> `expf`, `pow` -> `powf`, `fabs` -> `fabsf`, ... The float
-call's result is float, so an enclosing call over it can become float too.
-This follows what CUDA programmers write; the results differ from C's double
-evaluation only in float rounding. An int or float argument of a double math call
-gets C's conversion written out: `fabs(j)` becomes `fabs((double) j)`, `fmax(f, 0.3)`
-becomes `fmax((double) f, 0.3)`.
+C evaluates `sqrt(x)` in double even when `x` is a float, and so does the
+arithmetic around it: in `A[i] -= fabs(B[i]) - 1` with float arrays, the
+subtraction is done in double and rounded once. CUDA compiles as C++, whose
+overloads pick `float fabs(float)` instead, so a call copied verbatim would
+round after every operation (fuzz 4242:86 drifted by 1e-4 over a recurrence).
+So a double math call's float or int arguments get C's conversion written out:
+`fabs(j)` becomes `fabs((double) j)`, `fmax(f, 0.3)` becomes `fmax((double) f, 0.3)`.
+
+The float variant (`sqrtf`, `fabsf`, ...) is used only where it gives the very
+value C computes: the call's result is converted to float at once (the whole
+right-hand side of `=` to a float, a `(float)` cast, an argument of a float
+call), all its arguments are float, and the function is exact or correctly
+rounded (`sqrt`, `fabs`, `floor`, ...), so that rounding the double result to
+float equals computing in float.
 """
 from __future__ import annotations
 
@@ -25,6 +28,10 @@ FLOAT_VARIANT = {name: name + "f" for name in (
     "trunc", "round", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh", "tanh",
     "fmod", "fmin", "fmax", "hypot", "cbrt", "erf", "erfc", "copysign", "fdim", "fma")}
 DOUBLE_RESULT = frozenset(FLOAT_VARIANT)
+# Exact or correctly rounded in both precisions: float(f((double) x)) == ff(x) for float x
+# (for sqrt, a double rounding from 53 to 24 bits is innocuous).
+SAME_IN_FLOAT = frozenset({"sqrt", "fabs", "floor", "ceil", "trunc", "round", "fmin", "fmax",
+                           "fmod", "copysign"})
 FLOAT_RESULT = frozenset(FLOAT_VARIANT.values())
 INT_RESULT = frozenset({"abs", "min", "max"})
 _RANK = {"int": 0, "float": 1, "double": 2}
@@ -97,32 +104,49 @@ def expression_kind(node: c_ast.Node, type_of: TypeOf, cast_kind: CastKind = def
 
 
 def use_float_math(node: c_ast.Node, type_of: TypeOf, cast_kind: CastKind = default_cast_kind) -> None:
-    """Rename, in place and innermost first, math calls whose arguments are all float."""
+    """Make, in place, every math call compute what C computes, on every target: float
+    variants where they give C's value, C's conversions to double written out elsewhere."""
     _FloatMath(type_of, cast_kind).visit(node)
 
 
 class _FloatMath(OperandVisitor):
     def __init__(self, type_of: TypeOf, cast_kind: CastKind) -> None:
         self.type_of, self.cast_kind = type_of, cast_kind
+        self.narrowed: set[int] = set()     # ids of calls whose value C converts to float at once
+
+    def _kind(self, node: c_ast.Node) -> str:
+        return expression_kind(node, self.type_of, self.cast_kind)
+
+    def visit_Assignment(self, node: c_ast.Assignment) -> None:
+        if node.op == "=" and self._kind(node.lvalue) == "float":
+            self.narrowed.add(id(node.rvalue))
+        self.generic_visit(node)
+
+    def visit_Cast(self, node: c_ast.Cast) -> None:
+        if self.cast_kind(node.to_type) == "float":
+            self.narrowed.add(id(node.expr))
+        self.generic_visit(node)
 
     def visit_FuncCall(self, node: c_ast.FuncCall) -> None:
-        super().visit_FuncCall(node)    # the arguments first: a float call inside makes a float argument
-        if not isinstance(node.name, c_ast.ID):
-            return
-        variant = FLOAT_VARIANT.get(node.name.name)
+        name = node.name.name if isinstance(node.name, c_ast.ID) else ""
         args = node.args.exprs if node.args else []
+        if name in FLOAT_RESULT:        # its parameters are float
+            self.narrowed.update(id(arg) for arg in args)
+        super().visit_FuncCall(node)    # the arguments first: a float call inside makes a float argument
+        variant = FLOAT_VARIANT.get(name)
         if variant is None or not args:
             return
-        kinds = [expression_kind(arg, self.type_of, self.cast_kind) for arg in args]
-        if "double" not in kinds and "float" in kinds:
+        kinds = [self._kind(arg) for arg in args]
+        if (name in SAME_IN_FLOAT and id(node) in self.narrowed
+                and "double" not in kinds and "float" in kinds):
             node.name = c_ast.ID(variant, node.name.coord)
-        elif node.name.name in DOUBLE_RESULT:
-            # C converts an int (or, next to a double, a float) argument to double; CUDA's
-            # C++ overloads would instead pick a host-only template (`fabs(int)` and
-            # `fmax(float, double)` do not compile in a kernel)
-            for k, (arg, arg_kind) in enumerate(zip(args, kinds)):
-                if arg_kind != "double":
-                    args[k] = _to_double(arg)
+            return
+        # C converts an int or float argument to double; CUDA's C++ overloads would instead
+        # pick the float function, or a host-only template (`fabs(int)` and
+        # `fmax(float, double)` do not compile in a kernel)
+        for k, (arg, arg_kind) in enumerate(zip(args, kinds)):
+            if arg_kind != "double":
+                args[k] = _to_double(arg)
 
 
 def _to_double(node: c_ast.Node) -> c_ast.Cast:

@@ -69,8 +69,8 @@ def data_type_of(program: Program) -> str:
     """The harness tolerance: the least precise type the dumped values are computed in.
 
     Not only the dumped arrays: a float scalar, local, cast or literal in a double
-    computation rounds its value to float, and the device computes its math calls in
-    float (`sqrt` on a float is `sqrtf`, as CUDA's overloads do) where C's return double.
+    computation rounds its value to float, and a C++ build (the CUDA emulation's
+    reference on a mismatch) picks float overloads of math calls where C computes in double.
     """
     types = {a.ctype for a in program.arrays} | {s.ctype for s in program.scalars}
     for scop in program.scops:
