@@ -250,7 +250,7 @@ def print_files(c: Compilation, run: StageRun) -> Compilation:
     if run.options.target == "c":
         with run.step():
             files = generate_c(c.path, _read(c.path), list(zip(c.scheduled, c.asts)), tiled=run.options.tile,
-                               on_host=on_host)
+                               openmp=run.options.openmp, on_host=on_host)
         return replace(c, files=files)
     with run.step():
         scops = [(scheduled, plan, tree) for (scheduled, plan), tree in zip(c.plans, c.asts)]

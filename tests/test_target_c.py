@@ -231,3 +231,78 @@ def test_parallel_loops_carry_only_private_scalars(kernel, tile):
             loops += 1
             assert _carried(scheduled, loop).is_empty(), (loop.name, str(_carried(scheduled, loop)))
     assert loops > 0
+
+
+def _cpu_schedules(kernel: str, **options):
+    from ppcg_py.extract import extract_program
+    from ppcg_py.isl_context import new_context
+    from ppcg_py.options import Options
+    from ppcg_py.schedule.cpu import schedule_for_cpu
+
+    from polybench_cases import POLYBENCH, kernel_source
+
+    source = kernel_source(kernel)
+    program = extract_program(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),
+                                                                        str(source.parent)),
+                              defines=("MINI_DATASET",))
+    return [schedule_for_cpu(scop, Options(target="c", **options)) for scop in program.scops]
+
+
+@pytest.mark.parametrize("kernel", ["gemm", "2mm", "syrk", "syr2k", "doitgen", "jacobi-2d", "heat-3d", "symm",
+                                    "fdtd-2d", "covariance"])
+def test_vector_loops_carry_no_dependence(kernel):
+    """An `omp simd` loop runs its iterations together: no dependence, not even one of a
+    scalar, may link two of them (the loop is a coincident member of a permutable band)."""
+    found = 0
+    for scheduled in _cpu_schedules(kernel, openmp=True, tile=True):
+        deps = scheduled.dependences
+        every = (deps.tagged_flow.union(deps.tagged_false).union(deps.tagged_order).domain_factor_domain()
+                 .range_factor_domain().union(deps.array_false).union(deps.forced))
+        for loop in scheduled.vector_loops:
+            found += 1
+            same = loop.host_schedule.apply_range(loop.host_schedule.reverse())
+            inside = every.intersect_domain(loop.domain).intersect_range(loop.domain).intersect(same)
+            own = loop.point_schedule.apply_range(loop.point_schedule.reverse())
+            assert inside.is_subset(own), (kernel, loop.name, str(inside.subtract(own)))
+    assert found > 0 or kernel in ("symm",)
+
+
+def test_gemm_point_loops_put_the_parallel_unit_stride_loop_innermost(tmp_path):
+    """isl's order leaves gemm's `k` reduction innermost; inside a tile `j` goes there, the
+    loop along which C and B are read with stride 1 (Pluto's intra-tile order), marked
+    for the vectoriser."""
+    from polybench_cases import POLYBENCH, kernel_source
+
+    source = kernel_source("gemm")
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", "--tile",
+                           "-I", str(POLYBENCH / "utilities"), "-I", str(source.parent), "-DMINI_DATASET",
+                           "--output-dir", str(tmp_path), str(source)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "gemm.ppcg.c").read_text()
+    simd = re.search(r"#pragma omp simd\n\s*for \(int (c\d+) = [^{]*\{(?P<body>[^{}]*(\{[^{}]*\}[^{}]*)*)\}", text)
+    assert simd is not None, text
+    j, body = simd.group(1), simd.group("body")
+    assert "for (" not in body, body                         # innermost
+    update = re.search(r"C\[[^]]*\]\[([^]]*)\] \+= .*B\[[^]]*\]\[([^]]*)\]", body)
+    assert update is not None and update.group(1).endswith(j) and update.group(2).endswith(j), body
+
+
+def test_without_openmp_the_vector_loop_is_gcc_ivdep(tmp_path):
+    from polybench_cases import POLYBENCH, kernel_source
+
+    source = kernel_source("gemm")
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--tile",
+                           "-I", str(POLYBENCH / "utilities"), "-I", str(source.parent), "-DMINI_DATASET",
+                           "--output-dir", str(tmp_path), str(source)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / "gemm.ppcg.c").read_text()
+    assert "#pragma GCC ivdep" in text and "#pragma omp" not in text, text
+
+
+def test_sizes_number_the_tiled_bands_not_their_point_bands(tmp_path):
+    """`kernel[1]` of `--sizes` is the second band tiled; the point band of the first
+    one used to be tiled again, as a band of its own, and took that number."""
+    text = _compiled(_program(tmp_path, "product_and_stencil"), tmp_path, "--tile",
+                     "--sizes", "{ kernel[0] -> tile[8,8,8]; kernel[1] -> tile[5,5] }")
+    assert "8 * c0" in text and re.search(r"\b5 \* c\d", text), text
+    assert "32 * c" not in text, text     # no band took the default size

@@ -81,7 +81,7 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
 
 
 def generate_c(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, ScopAst]],
-               *, tiled: bool = False, on_host: Sequence[int] = ()) -> CFile:
+               *, tiled: bool = False, openmp: bool = False, on_host: Sequence[int] = ()) -> CFile:
     """`NAME.ppcg.c`: the input, each SCoP replaced by its code (`tiled`: with --tile,
     for the comment); those that start on
     the lines `on_host` keep their C code, marked by a comment."""
@@ -90,17 +90,20 @@ def generate_c(source_path: str, source_text: str, scops: list[tuple[ScheduledSc
     for scheduled, ast in scops:
         scop = scheduled.scop
         indent = text.indent(scop.start_line)
-        replacements.append((scop.start_line, scop.end_line, _scop_code(scheduled, ast, indent, tiled)))
+        replacements.append((scop.start_line, scop.end_line, _scop_code(scheduled, ast, indent, tiled, openmp)))
     lines = text.spliced(replacements, on_host, "ppcg-py: this SCoP keeps its original C code")
     source = os.path.basename(source_path)
     stem = os.path.splitext(source)[0]
     return CFile(f"{stem}.ppcg.c", text.text(HELPERS.format(source=source), lines))
 
 
-def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool) -> list[str]:
+def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool, openmp: bool) -> list[str]:
     scop = scheduled.scop
+    # OpenMP's simd loop where the file is built with OpenMP; gcc's own assertion otherwise
+    vector_pragma = "omp simd" if openmp else "GCC ivdep"
     bodies = {s.name: s.body for s in scop.statements}
     loops = {loop.name: loop for loop in scheduled.parallel}
+    vector_loops = {loop.name: loop for loop in scheduled.vector_loops}
     extents, expanded = array_extents(scheduled), local_array_names(scop)
     iterators = scheduled.names.iterators(64)
     members = {a.name: a.member for a in scop.arrays if a.member is not None}
@@ -121,6 +124,8 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool)
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         body = printer.statements(mark.mark_get_node())
+        if name in vector_loops:
+            return _with_pragma(body, c_ast.Pragma(vector_pragma), iterators[vector_loops[name].depth])
         loop = loops.get(name)
         if loop is None:
             return body

@@ -36,6 +36,7 @@ class ScheduledScop:
     host_statements: frozenset[str] = frozenset()   # run on the host, outside kernels (host.py)
     ends: HostEnds = HostEnds()     # of those, the serial head and tail (host code around the transfers)
     parallel: tuple = ()            # the C target's OpenMP loops (cpu.py: ParallelLoop), in tree order
+    vector_loops: tuple = ()        # the C target's innermost loops for the vectoriser (`omp_simdN` marks)
 
     @property
     def host_scalars(self) -> frozenset[str]:

@@ -28,10 +28,12 @@ from ..isl_context import band_tiled
 from ..options import Options
 from . import ScheduledScop, compute_schedule, scheduling_start
 from .private import changed_values, privatize
+from .point_order import permuted, point_order
 from .sizes import kernel_sizes
 
 NT = isl.schedule_node_type
 MARK = "omp_parallel"
+SIMD_MARK = "omp_simd"     # above the innermost point loop: `#pragma omp simd` (GCC ivdep without OpenMP)
 
 
 @dataclass(frozen=True)
@@ -45,17 +47,20 @@ class ParallelLoop:
     point_schedule: isl.UnionMap    # instances -> the loop's own value
     private: frozenset[str] = frozenset()   # scalars with a copy per thread
     thread_ids: tuple[str, ...] = ("omp",)  # one thread per iteration (private.Threads)
+    mark: str = MARK                # or SIMD_MARK: an innermost point loop for the vectoriser
 
     @property
     def name(self) -> str:
-        return f"{MARK}{self.index}"
+        return f"{self.mark}{self.index}"
 
 
 @dataclass
 class _Walk:
     options: Options
     sizes: isl.UnionMap | None
+    scop: Scop
     tiled: int = 0
+    vector_loops: list[ParallelLoop] = field(default_factory=list)
     loops: list[ParallelLoop] = field(default_factory=list)
 
 
@@ -65,8 +70,10 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
     deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
-        walk = _Walk(options, sizes)
-        final = _visit(schedule.get_root(), walk, inside=False).get_schedule()
+        walk = _Walk(options, sizes, scop)
+        root = schedule.get_root()
+        root = _tile_all(root, walk) if options.tile else root
+        final = (_mark_parallel(root, walk, inside=False) if options.openmp else root).get_schedule()
         found = [privatize(scop, deps, loop, reorderable - fixed) for loop in walk.loops]
         unsafe = frozenset().union(*(p.unsafe for p in found))
         if not unsafe and deps.reordering:
@@ -75,18 +82,27 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
             break
         fixed |= unsafe
     loops = tuple(replace(loop, private=p.private) for loop, p in zip(walk.loops, found))
-    return ScheduledScop(scop, deps, schedule, final, (), names, parallel=loops)
+    return ScheduledScop(scop, deps, schedule, final, (), names, parallel=loops,
+                         vector_loops=tuple(walk.vector_loops))
 
 
-def _visit(node: isl.ScheduleNode, walk: _Walk, inside: bool, point: bool = False) -> isl.ScheduleNode:
-    """Tile and mark the bands at and below `node`; returns the node at its position.
-    `inside`: under a parallel loop already (OpenMP loops do not nest here); `point`:
-    the point band of a band just tiled (not tiled again)."""
-    down, tiled = 0, False
-    if node.get_type() == NT.band:
-        if walk.options.tile and not point and node.band_n_member() > 1 and node.band_get_permutable():
-            node, tiled = _tiled(node, walk), True
-        first = _first_coincident(node) if walk.options.openmp and not inside else None
+def _tile_all(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
+    """Tile every permutable band of several members at and below `node` (not the point
+    bands this makes); returns the node at its position."""
+    up = 0
+    if node.get_type() == NT.band and node.band_n_member() > 1 and node.band_get_permutable():
+        node, up = _tiled(node, walk).child(0), 1     # on to the point band's children
+    for k in range(node.n_children()):
+        node = _tile_all(node.child(k), walk).parent()
+    return node.parent() if up else node
+
+
+def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.ScheduleNode:
+    """Mark the outermost coincident member of each band not inside a parallel loop
+    (OpenMP loops do not nest here); returns the node at its position."""
+    down = 0
+    if node.get_type() == NT.band and not inside:
+        first = _first_coincident(node)
         if first is not None:
             if first > 0:
                 node, down = node.band_split(first).child(0), down + 1
@@ -95,18 +111,27 @@ def _visit(node: isl.ScheduleNode, walk: _Walk, inside: bool, point: bool = Fals
             node, down = _marked(node, walk), down + 1
             inside = True
     for k in range(node.n_children()):
-        node = _visit(node.child(k), walk, inside, tiled).parent()
+        node = _mark_parallel(node.child(k), walk, inside).parent()
     for _ in range(down):
         node = node.parent()
     return node
 
 
 def _tiled(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
-    """The band tiled (tile band, point band below), sizes as for a CUDA kernel."""
+    """The band tiled (tile band, point band below), sizes as for a CUDA kernel; the
+    point loops reordered so that the innermost is parallel and unit-stride, and, where
+    that is safe, marked for the vectoriser (`omp_simdN`)."""
     n = band.band_n_member()
     tile = kernel_sizes(walk.options, walk.sizes, walk.tiled, n, 0, 0).tile
     walk.tiled += 1
-    return band_tiled(band, tile)
+    order = point_order(band, walk.scop)
+    points = permuted(band_tiled(band, tile).child(0), order.order)
+    if order.vector_safe:       # the innermost member a band of its own, under the mark
+        innermost = points.band_split(n - 1).child(0)
+        loop = replace(_loop_at(innermost, len(walk.vector_loops)), mark=SIMD_MARK)
+        walk.vector_loops.append(loop)
+        points = innermost.insert_mark(isl.Id(loop.name, context=band.get_ctx())).parent()
+    return points.parent()
 
 
 def _first_coincident(band: isl.ScheduleNode) -> int | None:
@@ -115,8 +140,13 @@ def _first_coincident(band: isl.ScheduleNode) -> int | None:
 
 def _marked(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     """A one-member band under a new `omp_parallelN` mark; returns the band."""
-    domain = band.get_domain()
-    own = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule()).intersect_domain(domain)
-    loop = ParallelLoop(len(walk.loops), band.get_schedule_depth(), domain, band.get_prefix_schedule_union_map(), own)
+    loop = _loop_at(band, len(walk.loops))
     walk.loops.append(loop)
     return band.insert_mark(isl.Id(loop.name, context=band.get_ctx())).child(0)
+
+
+def _loop_at(band: isl.ScheduleNode, index: int) -> ParallelLoop:
+    """The loop of a one-member band."""
+    domain = band.get_domain()
+    own = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule()).intersect_domain(domain)
+    return ParallelLoop(index, band.get_schedule_depth(), domain, band.get_prefix_schedule_union_map(), own)

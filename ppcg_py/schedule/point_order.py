@@ -1,0 +1,123 @@
+"""The order of the point loops of a tiled band on the CPU (Pluto's intra-tile reordering).
+
+isl orders a band's members by how it found them, so gemm's reduction over `k`
+ends up innermost, where gcc cannot vectorise it (a sum is not reassociated
+without -ffast-math) and `B[k][j]` is read down a column. Every member of a
+permutable band may be moved to any position: each dependence has a
+non-negative distance along every member, so every order keeps it
+lexicographically positive. Inside a tile, the innermost loop is therefore
+chosen as the coincident member (no dependence between its iterations, so the
+vectoriser may run them together) along which most accesses are stride 0 or 1
+in the array's last subscript.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..extract.model import Scop
+from ..isl_context import sets_of
+
+
+@dataclass(frozen=True)
+class PointOrder:
+    """Where each member of a band goes among the point loops, and whether the
+    innermost point loop may be marked for the vectoriser."""
+
+    order: tuple[int, ...]      # member indices, outermost first
+    vector_safe: bool           # the innermost member is coincident and nothing under it needs care
+
+
+def point_order(band: isl.ScheduleNode, scop: Scop) -> PointOrder:
+    """The point-loop order for `band` (before tiling): its coincident member with the
+    most stride-0/1 accesses innermost, ties kept nearest isl's innermost."""
+    n = band.band_n_member()
+    identity = tuple(range(n))
+    coincident = [k for k in range(n) if band.band_member_get_coincident(k)]
+    if not coincident:
+        return PointOrder(identity, False)
+    statements = _statements_under(band, scop)
+    schedule = band.band_get_partial_schedule_union_map().intersect_domain(band.get_domain())
+    scores = {k: _contiguous_accesses(schedule, statements, k, n) for k in coincident}
+    best = max(reversed(coincident), key=lambda k: scores[k])
+    order = tuple(k for k in identity if k != best) + (best,)
+    return PointOrder(order, _vector_safe(statements, scop))
+
+
+def permuted(band: isl.ScheduleNode, order: tuple[int, ...]) -> isl.ScheduleNode:
+    """The band with its members in `order` (permutable, coincidence kept per member)."""
+    if order == tuple(range(len(order))):
+        return band
+    partial = band.band_get_partial_schedule()
+    members = isl.UnionPwAffList.alloc(band.get_ctx(), len(order))
+    for k in order:
+        members = members.add(partial.get_at(k))
+    coincident = [band.band_member_get_coincident(k) for k in order]
+    space = partial.get_space()
+    node = band.delete().insert_partial_schedule(isl.MultiUnionPwAff.from_union_pw_aff_list(space, members))
+    node = node.band_set_permutable(1)
+    for k, flag in enumerate(coincident):
+        node = node.band_member_set_coincident(k, flag)
+    return node
+
+
+def _statements_under(band: isl.ScheduleNode, scop: Scop):
+    names = {s.get_tuple_name() for s in sets_of(band.get_domain())}
+    return [s for s in scop.statements if s.name in names]
+
+
+def _contiguous_accesses(schedule: isl.UnionMap, statements, member: int, n: int) -> int:
+    """How many exact accesses of `statements` touch the same or the next element of
+    their array's last dimension when `member` steps by one, the others fixed."""
+    step = _step_along(schedule.get_ctx(), member, n)
+    count = 0
+    for stmt in statements:
+        own = schedule.intersect_domain(isl.UnionSet.from_set(stmt.domain))
+        for acc in stmt.accesses:
+            if acc.exact and _stride_at_most_one(own, acc.index, step):
+                count += 1
+    return count
+
+
+def _step_along(ctx: isl.Context, member: int, n: int) -> isl.Map:
+    names = [f"m{k}" for k in range(n)]
+    after = [f"m{k} + 1" if k == member else f"m{k}" for k in range(n)]
+    return isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(after)}] }}", context=ctx)
+
+
+def _stride_at_most_one(schedule: isl.UnionMap, index: isl.Map, step: isl.Map) -> bool:
+    """The element an access touches moves by 0 or +-1 in its last subscript, and not
+    at all in the others, from one schedule point to the next along the member."""
+    if index.dim(isl.dim_type.out) == 0:
+        return True
+    placed = schedule.reverse().apply_range(isl.UnionMap.from_map(index))   # schedule point -> element
+    moves = placed.reverse().apply_range(isl.UnionMap.from_map(step)).apply_range(placed)
+    if moves.is_empty():
+        return True     # one point per tile row: nothing to step over
+    deltas = moves.deltas()
+    allowed = _last_dimension_steps(index)
+    return all(part.is_subset(allowed.align_params(part.get_space())) for part in sets_of(deltas))
+
+
+def _last_dimension_steps(index: isl.Map) -> isl.Set:
+    dims = index.dim(isl.dim_type.out)
+    names = [f"d{k}" for k in range(dims)]
+    zeros = " and ".join(f"d{k} = 0" for k in range(dims - 1))
+    last = f"-1 <= d{dims - 1} <= 1"
+    condition = f"{zeros} and {last}" if zeros else last
+    name = index.get_tuple_name(isl.dim_type.out)
+    return isl.Set(f"{{ {name}[{', '.join(names)}] : {condition} }}", context=index.get_ctx())
+
+
+def _vector_safe(statements, scop: Scop) -> bool:
+    """Nothing under the loop that a vectorised loop could get wrong although the member
+    is coincident: a scalar written (one location for all lanes), a call, an access
+    printed from the source."""
+    for stmt in statements:
+        if stmt.calls:
+            return False
+        for acc in stmt.accesses:
+            if not acc.exact or (acc.is_write and scop.array(acc.array).is_scalar):
+                return False
+    return True
