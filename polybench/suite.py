@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .kernels import KERNELS, REPO_ROOT, UTILITIES_DIR, by_name
+from .kernels import KERNELS, REPO_ROOT, UTILITIES_DIR, VARIANTS, by_name
 
 __all__ = ["Benchmark", "SelectionError", "discover", "project_suite", "select"]
 
@@ -44,10 +44,12 @@ class SelectionError(ValueError):
 
 
 def project_suite() -> list[Benchmark]:
-    """The project's own 30 kernels (polybench/), in the documentation's order."""
+    """The project's own 30 kernels (polybench/), in the documentation's order, then the
+    variants written as the real suite has them (gramschmidt-real), which "all" runs too."""
     utilities = REPO_ROOT / UTILITIES_DIR
     return [
-        Benchmark(k.name, k.category, REPO_ROOT / k.path, utilities, k.data_type) for k in KERNELS
+        Benchmark(k.name, k.category, REPO_ROOT / k.path, utilities, k.data_type)
+        for k in (*KERNELS, *VARIANTS)
     ]
 
 

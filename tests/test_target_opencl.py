@@ -121,6 +121,17 @@ FLOAT_MATH = """
 #pragma endscop
 }"""
 
+# a * b - a * b is exactly 0 in C; fused into fma(a, b, -(a * b)) it is the rounding
+# error of a * b (about 1e-18 for these values), which the factor lifts past any tolerance
+CONTRACTION = """
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      B[i][j] = (A[i][j] * B[i][j] - A[i][j] * B[i][j]) * 1e30;
+#pragma endscop
+}"""
+
 NO_RUNTIME = opencl_unavailable()
 needs_runtime = pytest.mark.skipif(NO_RUNTIME is not None, reason=f"no OpenCL runtime: {NO_RUNTIME}")
 
@@ -168,6 +179,15 @@ def test_kernel_file_speaks_opencl(tmp_path):
     unchecked = [line for line in host.splitlines() if re.search(r"\bcl(Enqueue|SetKernelArg|Release)\w*\(", line)
                  and "openclCheckReturn(" not in line]
     assert calls and not unchecked, unchecked
+
+
+def test_kernel_file_turns_contraction_off(tmp_path):
+    """OpenCL C may fuse a * b + c into an fma; the original's gcc build does not."""
+    for data_type in ("double", "float"):
+        (tmp_path / data_type).mkdir()
+        _, kernel = _compile(tmp_path / data_type, _source(tmp_path / data_type, CONTRACTION, data_type=data_type))
+        assert kernel.count("#pragma OPENCL FP_CONTRACT OFF") == 1
+        assert kernel.index("#pragma OPENCL FP_CONTRACT OFF") < kernel.index("__kernel")
 
 
 def test_host_scalars_are_arguments_by_value(tmp_path):
@@ -254,6 +274,14 @@ def test_float_math_verifies(tmp_path):
 
 
 @needs_runtime
+def test_products_round_as_in_c(tmp_path):
+    """Without FP_CONTRACT OFF, PoCL fuses the product into the subtraction and B holds
+    values near 1e12 where C computes zeros."""
+    report = verify(_config(_source(tmp_path, CONTRACTION)), tmp_path / "work")
+    assert report.ok, report.summary()
+
+
+@needs_runtime
 def test_embedded_kernel_needs_no_kernel_file(tmp_path):
     def without_kernel_file(cfg, out_dir):
         proc = run_ppcg(cfg, out_dir)
@@ -295,8 +323,10 @@ def test_missing_kernel_file_is_a_clear_error(tmp_path):
 
 
 @needs_runtime
-@pytest.mark.parametrize("kernel", ["gemm", "jacobi-2d", "lu"])
+@pytest.mark.parametrize("kernel", ["gemm", "jacobi-2d", "lu", "gramschmidt-real"])
 def test_polybench_verifies(kernel, tmp_path):
+    """gramschmidt-real (the suite's rank-deficient shapes) agrees only when products and
+    sums round as in C: with contraction on, R and Q differ by up to 5 in value."""
     report = verify(kernel_config(kernel, dataset="MINI", target="opencl"), tmp_path)
     assert report.ok, report.summary()
 
