@@ -54,9 +54,9 @@ __all__ = ["BUILTIN_TOOLS", "Compiler", "Variant", "expand_template", "main", "p
 
 # The placeholders of a command template; each stands for a list of arguments.
 PLACEHOLDERS = {
-    "src": "the C files: the program (the original, or ppcg-py's NAME.ppcg.c) and polybench.c",
-    "cflags": "-I of polybench/utilities and the kernel's folder, -D of the dataset, POLYBENCH_TIME "
-    "(timing build) or POLYBENCH_DUMP_ARRAYS (check build), and every -D given here",
+    "src": "the C files: the original program (ppcg-py's NAME.ppcg.c for its own column) and polybench.c",
+    "cflags": "-I of PolyBench's utilities and the kernel's folder; -D of the dataset, of\n"
+    "        POLYBENCH_TIME (timing build) or POLYBENCH_DUMP_ARRAYS (check build), and of each -D given",
     "exe": "the executable to write",
     "libs": "the libraries to link: -lm",
 }
@@ -328,15 +328,13 @@ class KernelRun:
                     cell.fail(f"{purpose} build: {exc}")
         return built
 
-    def _run(self, variant: Variant, exe: Path, *, keep_stderr: bool) -> subprocess.CompletedProcess[str]:
-        proc = run_program([exe], timeout=self.plan.run_timeout, env=variant.env())
-        if not keep_stderr:
-            proc.stderr = proc.stderr[-2000:]
-        return proc
+    def _run(self, variant: Variant, exe: Path) -> subprocess.CompletedProcess[str]:
+        """One run with the variant's OMP_NUM_THREADS; a timeout is exit status 124."""
+        return run_program([exe], timeout=self.plan.run_timeout, env=variant.env())
 
     def _dump(self, variant: Variant, exe: Path) -> Dump | None:
         """The arrays of one check run; None (and the cell failed) when it crashed or dumped nothing."""
-        proc = self._run(variant, exe, keep_stderr=True)
+        proc = self._run(variant, exe)
         cell = self.outcome.cells[variant.label]
         if proc.returncode != 0:
             cell.fail(f"check run: exit status {proc.returncode}: {first_error_line(proc.stderr, 'no output')}")
@@ -377,7 +375,7 @@ class KernelRun:
                 cell = self.outcome.cells[variant.label]
                 if cell.status == FAILED or variant.compiler not in exes:
                     continue
-                proc = self._run(variant, exes[variant.compiler], keep_stderr=False)
+                proc = self._run(variant, exes[variant.compiler])
                 seconds = parse_time(proc.stdout) if proc.returncode == 0 else None
                 if seconds is None:
                     why = f"exit status {proc.returncode}" if proc.returncode else "printed no time"

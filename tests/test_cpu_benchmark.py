@@ -101,3 +101,11 @@ def test_plot_has_a_bar_group_per_kernel_when_matplotlib_is_there(tmp_path):
         "ppcg-py 2t": cpu.Cell(cpu.FAILED, "build", [])}) for name in ("gemm", "syrk")]
     assert cpu.plot_speedups(outcomes, plan, tmp_path / "speedup.png", "t") == "speedup.png"
     assert (tmp_path / "speedup.png").stat().st_size > 1000
+
+
+def test_without_matplotlib_the_plot_is_skipped_with_a_note(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)   # makes `import matplotlib` fail
+    gcc = cpu.Compiler("gcc", cpu.BASELINE_TEMPLATE)
+    plan = cpu.Plan((cpu.Variant(gcc, None),), "MINI", None, 1, (), (), False, 10, 10)
+    note = cpu.plot_speedups([], plan, tmp_path / "speedup.png", "t")
+    assert note.startswith("skipped: matplotlib is not installed") and not (tmp_path / "speedup.png").exists()
