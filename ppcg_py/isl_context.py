@@ -18,10 +18,8 @@ def new_context(*, serialize_sccs: bool = False, max_coefficient: int = -1,
                 outer_coincidence: bool = True) -> isl.Context:
     ctx = isl.Context()
     ctx.set_ast_build_detect_min_max(1)
-    # instances with the same host loop values stay in one place of the host AST: a
-    # kernel launch runs all of its instances at those values, so two launches (one
-    # per statement, as isl may otherwise place them) would run them twice
-    ctx.set_ast_build_group_coscheduled(1)
+    # ast_build_group_coscheduled stays off, as in PPCG: codegen.ast.ast_from_tree turns
+    # it on for the host code around kernel launches only
     ctx.set_schedule_whole_component(int(whole_component))
     ctx.set_schedule_maximize_band_depth(1)
     ctx.set_schedule_maximize_coincidence(1)

@@ -279,7 +279,8 @@ def test_gemm_point_loops_put_the_parallel_unit_stride_loop_innermost(tmp_path):
                            "--output-dir", str(tmp_path), str(source)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / "gemm.ppcg.c").read_text()
-    simd = re.search(r"#pragma omp simd\n\s*for \(int (c\d+) = [^{]*\{(?P<body>[^{}]*(\{[^{}]*\}[^{}]*)*)\}", text)
+    loops = re.finditer(r"#pragma omp simd\n\s*for \(int (c\d+) = [^{]*\{(?P<body>[^{}]*(\{[^{}]*\}[^{}]*)*)\}", text)
+    simd = next((loop for loop in loops if "+=" in loop.group("body")), None)   # the update's (C *= beta has its own)
     assert simd is not None, text
     j, body = simd.group(1), simd.group("body")
     assert "for (" not in body, body                         # innermost

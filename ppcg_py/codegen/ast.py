@@ -135,10 +135,19 @@ def without_unrolling(schedule: isl.Schedule) -> isl.Schedule:
 
 
 def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, before_mark=None,
-                  after_mark=None) -> isl.AstNode:
+                  after_mark=None, *, launches: bool = False) -> isl.AstNode:
     """isl's AST of `schedule`, with its leaves anchored (`isl_workarounds.anchored_leaves`),
     the loops named from `scheduled.names`, and the callbacks run under a guard (an
-    exception inside an isl callback corrupts the heap: it is raised again here)."""
+    exception inside an isl callback corrupts the heap: it is raised again here).
+
+    `launches`: the tree's marks are kernel launches. Above them isl must keep the
+    instances that share the outer loop values in one place (ast_build_group_coscheduled):
+    a launch runs every instance of its kernel at its host values, so a mark generated
+    twice for the same values runs them twice (regression
+    `coscheduled_statements_launched_twice`). Below a mark, and everywhere in code without
+    launches, the option is off, as in PPCG: grouped, a statement that runs at one value
+    of an inner loop (syrk's and gemm's `C[i][j] *= beta`, at k = 0) is printed inside
+    that loop under a guard, where isl otherwise places it before the loop."""
     scop = scheduled.scop
     guard = CallbackGuard()
     build = isl.AstBuild.from_context(scop.context)
@@ -146,20 +155,42 @@ def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, b
     handles = []
     build, handle = build.set_at_each_domain(guard.wrap(at_domain, lambda node, _b: node))
     handles.append(handle)
+    if launches:
+        before_mark, after_mark = _grouped_outside_marks(scop.ctx, before_mark, after_mark)
     if before_mark is not None:
         build, handle = build.set_before_each_mark(guard.wrap(before_mark, lambda _id, _b: None))
         handles.append(handle)
     if after_mark is not None:
         build, handle = build.set_after_each_mark(guard.wrap(after_mark, lambda node, _b: node))
         handles.append(handle)
+    previous = scop.ctx.get_ast_build_group_coscheduled()
+    scop.ctx.set_ast_build_group_coscheduled(int(launches))
     try:
         root = build.node_from_schedule(anchored_leaves(schedule))
     except isl.Error:
         guard.reraise()     # a callback's own exception, not isl's
         raise
+    finally:
+        scop.ctx.set_ast_build_group_coscheduled(previous)
     guard.reraise()
     del handles
     return root
+
+
+def _grouped_outside_marks(ctx: isl.Context, before_mark, after_mark):
+    """The mark callbacks, extended to turn ast_build_group_coscheduled off while isl
+    generates a mark's subtree and on again after it. isl reads the option each time it
+    splits a level into components, so it applies to the levels generated meanwhile;
+    kernel marks do not nest."""
+    def before(mark: isl.Id, build: isl.AstBuild) -> None:
+        ctx.set_ast_build_group_coscheduled(0)
+        if before_mark is not None:
+            before_mark(mark, build)
+
+    def after(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        ctx.set_ast_build_group_coscheduled(1)
+        return node if after_mark is None else after_mark(node, build)
+    return before, after
 
 
 class _AstBuilder:
@@ -181,7 +212,8 @@ class _AstBuilder:
 
     def run(self, schedule: isl.Schedule) -> ScopAst:
         self.result = ScopAst(self.scop, None)  # type: ignore[arg-type]
-        root = ast_from_tree(self.scheduled, schedule, self._at_domain, self._before_mark, self._after_mark)
+        root = ast_from_tree(self.scheduled, schedule, self._at_domain, self._before_mark, self._after_mark,
+                             launches=True)
         self.result.root = root
         for key, iterators in _iterators_around_marks(root).items():
             self.result.launches[key] = replace(self.result.launches[key], host_iterators=iterators)

@@ -27,6 +27,7 @@ from ..extract.model import Scop
 from ..isl_context import band_tiled
 from ..options import Options
 from . import ScheduledScop, compute_schedule, scheduling_start
+from .distribute import distributed
 from .private import changed_values, privatize
 from .point_order import permuted, point_order
 from .sizes import kernel_sizes
@@ -59,6 +60,7 @@ class _Walk:
     options: Options
     sizes: isl.UnionMap | None
     scop: Scop
+    dependences: isl.UnionMap
     tiled: int = 0
     vector_loops: list[ParallelLoop] = field(default_factory=list)
     loops: list[ParallelLoop] = field(default_factory=list)
@@ -70,7 +72,7 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
     deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
-        walk = _Walk(options, sizes, scop)
+        walk = _Walk(options, sizes, scop, deps.all)
         root = schedule.get_root()
         root = _tile_all(root, walk) if options.tile else root
         final = (_mark_parallel(root, walk, inside=False) if options.openmp else root).get_schedule()
@@ -120,18 +122,21 @@ def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.Sch
 def _tiled(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     """The band tiled (tile band, point band below), sizes as for a CUDA kernel; the
     point loops reordered so that the innermost is parallel and unit-stride, and, where
-    that is safe, marked for the vectoriser (`omp_simdN`)."""
+    that is safe, marked for the vectoriser (`omp_simdN`); the innermost distributed
+    over the statements under it where that takes one out of an outer point loop
+    (`distribute`)."""
     n = band.band_n_member()
     tile = kernel_sizes(walk.options, walk.sizes, walk.tiled, n, 0, 0).tile
     walk.tiled += 1
     order = point_order(band, walk.scop)
     points = permuted(band_tiled(band, tile).child(0), order.order)
-    if order.vector_safe:       # the innermost member a band of its own, under the mark
-        innermost = points.band_split(n - 1).child(0)
-        loop = replace(_loop_at(innermost, len(walk.vector_loops)), mark=SIMD_MARK)
+    innermost = points.band_split(n - 1).child(0)     # a band of its own (isl prints the same loops)
+    loop = replace(_loop_at(innermost, len(walk.vector_loops)), mark=SIMD_MARK) if order.vector_safe else None
+    innermost = distributed(innermost, walk.dependences)
+    if loop is not None:        # under the mark (above the distributed loops, if any)
         walk.vector_loops.append(loop)
-        points = innermost.insert_mark(isl.Id(loop.name, context=band.get_ctx())).parent()
-    return points.parent()
+        innermost = innermost.insert_mark(isl.Id(loop.name, context=band.get_ctx()))
+    return innermost.parent().parent()
 
 
 def _first_coincident(band: isl.ScheduleNode) -> int | None:
