@@ -68,7 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="opencl: options for clBuildProgram")
     p.add_argument("--opencl-no-use-gpu", action="store_true",
                    help="opencl: take the first device of any type, not a GPU first")
-    p.add_argument("-S", "--tile-size", type=_positive, default=32, help="default tile size [32]")
+    p.add_argument("-S", "--tile-size", type=_positive, default=None,
+                   help="default tile size [32; the C target without any size option: from the caches]")
     p.add_argument("--tile-sizes", type=_tile_sizes, default=None, help="tile sizes, outermost first: 32,32,16")
     p.add_argument("--sizes", default=None, help='per-kernel sizes: "{ kernel[i] -> tile[32,32]; ... }"')
     p.add_argument("--ctx", default=None, help="constraints on the parameters, e.g. '[n] -> { : n >= 32 }'")
@@ -135,7 +136,8 @@ def options_from(args: argparse.Namespace) -> Options:
         output_dir = os.path.dirname(args.output) or output_dir
     return Options(
         include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), output_dir=output_dir,
-        tile_size=args.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes, context=args.ctx,
+        tile_size=args.tile_size or Options.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes,
+        cache_tiles=args.tile_size is None and args.tile_sizes is None and args.sizes is None, context=args.ctx,
         assume_nonneg=args.assume_non_negative_parameters, reschedule=not args.no_reschedule,
         live_range_reordering=args.live_range_reordering,
         schedule_timeout=args.schedule_timeout, timeout=args.timeout,

@@ -13,6 +13,7 @@ class Options:
     output_dir: str = "."
     tile_size: int = 32                       # -S / --tile-size
     tile_sizes: tuple[int, ...] | None = None  # --tile-sizes 32,32,16 (outermost first)
+    cache_tiles: bool = False                 # C target: tile sizes from the cache model (no size given)
     sizes: str | None = None                  # --sizes "{ kernel[i] -> tile[...]; ... }"
     context: str | None = None                # --ctx
     assume_nonneg: bool = False

@@ -23,7 +23,7 @@ from .memory import MemoryPlan, plan_memory
 from .options import Options
 from .schedule import ScheduledScop, schedule_scop
 from .schedule.cpu import schedule_for_cpu
-from .schedule.sizes import format_sizes
+from .schedule.sizes import KernelSizes, format_sizes
 from .watchdog import Progress, Step, StepTooLong
 
 
@@ -140,9 +140,16 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
         _legacy_dump(run.options, "schedule", lambda: str(result.schedule.get_root()))
         _legacy_dump(run.options, "final-schedule", lambda: str(result.final_schedule.get_root()))
         scheduled.append(result)
-    _legacy_dump(run.options, "sizes",
-                 lambda: format_sizes([(k.index, k.sizes) for s in scheduled for k in s.kernels]))
+    _legacy_dump(run.options, "sizes", lambda: format_sizes(_sizes_used(scheduled)))
     return replace(c, scheduled=tuple(scheduled))
+
+
+def _sizes_used(scheduled: list[ScheduledScop]) -> list[tuple[int, KernelSizes]]:
+    """Per kernel (CUDA, OpenCL), or per tiled band (C target: `kernel[i]` is the i-th band
+    tiled in its SCoP, as `--sizes` reads it), the sizes used."""
+    kernels = [(k.index, k.sizes) for s in scheduled for k in s.kernels]
+    bands = [(i, KernelSizes(tile, (), ())) for s in scheduled for i, tile in enumerate(s.tiles)]
+    return kernels or bands
 
 
 def dump_schedule(c: Compilation) -> str:

@@ -144,6 +144,16 @@ def test_form_verifies(name, options, tmp_path):
     _verify(tmp_path, _program(PROGRAMS[name]), OPTIONS[options], nvcc=options == "default")
 
 
+def _kernel_text(tmp_path: Path, name: str, text: str) -> str:
+    """The CUDA kernel file ppcg-py writes for `text`, compiled as NAME.c."""
+    src = tmp_path / f"{name}.c"
+    src.write_text(text)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["--output-dir", str(out), str(src)]) == 0
+    return (out / f"{name}_kernel.cu").read_text()
+
+
 def _scops(tmp_path: Path, text: str, **kwargs):
     src = tmp_path / "m.c"
     src.write_text(text)
@@ -178,12 +188,7 @@ def test_math_on_float_data_computes_in_double_as_c_does(tmp_path):
     C++ overloads would pick `float sqrt(float)`, so the conversions are written out; a
     float variant appears only where its value is C's (a correctly rounded call whose
     value is converted to float at once)."""
-    src = tmp_path / "math.c"
-    src.write_text(_program(MATH))
-    out = tmp_path / "out"
-    out.mkdir()
-    assert main(["--output-dir", str(out), str(src)]) == 0
-    kernel = (out / "math_kernel.cu").read_text()
+    kernel = _kernel_text(tmp_path, "math", _program(MATH))
     calls = set(re.findall(r"\b([a-z]+f?)\(", kernel))
     assert not {"sqrtf", "expf", "fabsf", "powf", "sinf", "floorf"} & calls, kernel
     for call in ("sqrt", "fabs", "pow", "floor"):
@@ -208,12 +213,7 @@ NARROWED = """{
 def test_float_variant_where_c_rounds_to_float_at_once(tmp_path):
     """`y = sqrt(y)` and `(float) fabs(f)` round C's double result to float at once: the
     correctly rounded float call gives the same value; `exp`, not correctly rounded, stays."""
-    src = tmp_path / "narrowed.c"
-    src.write_text(_program(NARROWED))
-    out = tmp_path / "out"
-    out.mkdir()
-    assert main(["--output-dir", str(out), str(src)]) == 0
-    kernel = (out / "narrowed_kernel.cu").read_text()
+    kernel = _kernel_text(tmp_path, "narrowed", _program(NARROWED))
     assert re.search(r"= sqrtf\(y\[", kernel), kernel
     assert re.search(r"\(float\) fabsf\(", kernel), kernel
     assert re.search(r"\bexp\(\(double\) ", kernel), kernel
@@ -232,12 +232,7 @@ def test_int_and_mixed_arguments_of_math_calls_convert_to_double(tmp_path):
     """C converts `fabs(i)` to `fabs((double) i)` and `fmax(f, 0.3)` (f a float) to
     `fmax((double) f, 0.3)`; CUDA would pick a host-only overload (nvcc: calling a
     constexpr __host__ function from a __global__ function; found: fuzz seed 1:425)."""
-    src = tmp_path / "intmath.c"
-    src.write_text(_program(INT_MATH))
-    out = tmp_path / "out"
-    out.mkdir()
-    assert main(["--output-dir", str(out), str(src)]) == 0
-    kernel = (out / "intmath_kernel.cu").read_text()
+    kernel = _kernel_text(tmp_path, "intmath", _program(INT_MATH))
     assert re.search(r"\bfabs\(\(double\) \(", kernel), kernel
     assert re.search(r"\bpow\(\(double\) ", kernel), kernel
     assert re.search(r"\bfmax\(\(double\) ", kernel) and re.search(r"\bfmin\(0\.2, \(double\) ", kernel), kernel
@@ -374,12 +369,7 @@ int main(void)
 
 def test_typedef_in_a_cast_reaches_the_kernel_resolved(tmp_path):
     """Kernels do not see the user's typedefs: `(real) x` is printed `(float) x`."""
-    src = tmp_path / "td.c"
-    src.write_text(TYPEDEF_CAST)
-    out = tmp_path / "out"
-    out.mkdir()
-    assert main(["--output-dir", str(out), str(src)]) == 0
-    kernel = (out / "td_kernel.cu").read_text()
+    kernel = _kernel_text(tmp_path, "td", TYPEDEF_CAST)
     assert "real" not in kernel and "(float) B[" in kernel, kernel
     _verify(tmp_path, TYPEDEF_CAST, data_type="float", name="td", nvcc=True)
 

@@ -37,6 +37,7 @@ class ScheduledScop:
     ends: HostEnds = HostEnds()     # of those, the serial head and tail (host code around the transfers)
     parallel: tuple = ()            # the C target's OpenMP loops (cpu.py: ParallelLoop), in tree order
     vector_loops: tuple = ()        # the C target's innermost loops for the vectoriser (`omp_simdN` marks)
+    tiles: tuple[tuple[int, ...], ...] = ()   # the C target's tile sizes, per band tiled (`kernel[i]`)
 
     @property
     def host_scalars(self) -> frozenset[str]:

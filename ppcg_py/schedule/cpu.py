@@ -29,7 +29,8 @@ from ..options import Options
 from . import ScheduledScop, compute_schedule, scheduling_start
 from .distribute import distributed
 from .private import changed_values, privatize
-from .point_order import permuted, point_order
+from .cache_sizes import cache_tile_sizes
+from .point_order import access_steps, permuted, point_order
 from .sizes import kernel_sizes
 
 NT = isl.schedule_node_type
@@ -61,7 +62,7 @@ class _Walk:
     sizes: isl.UnionMap | None
     scop: Scop
     dependences: isl.UnionMap
-    tiled: int = 0
+    tiles: list[tuple[int, ...]] = field(default_factory=list)    # the sizes of each band tiled
     vector_loops: list[ParallelLoop] = field(default_factory=list)
     loops: list[ParallelLoop] = field(default_factory=list)
 
@@ -85,7 +86,7 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
         fixed |= unsafe
     loops = tuple(replace(loop, private=p.private) for loop, p in zip(walk.loops, found))
     return ScheduledScop(scop, deps, schedule, final, (), names, parallel=loops,
-                         vector_loops=tuple(walk.vector_loops))
+                         vector_loops=tuple(walk.vector_loops), tiles=tuple(walk.tiles))
 
 
 def _tile_all(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
@@ -126,9 +127,13 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     over the statements under it where that takes one out of an outer point loop
     (`distribute`)."""
     n = band.band_n_member()
-    tile = kernel_sizes(walk.options, walk.sizes, walk.tiled, n, 0, 0).tile
-    walk.tiled += 1
-    order = point_order(band, walk.scop)
+    steps = access_steps(band, walk.scop)
+    order = point_order(band, walk.scop, steps)
+    if walk.options.cache_tiles:
+        tile = cache_tile_sizes(steps, order.order, walk.scop)
+    else:
+        tile = kernel_sizes(walk.options, walk.sizes, len(walk.tiles), n, 0, 0).tile
+    walk.tiles.append(tile)
     points = permuted(band_tiled(band, tile).child(0), order.order)
     innermost = points.band_split(n - 1).child(0)     # a band of its own (isl prints the same loops)
     loop = replace(_loop_at(innermost, len(walk.vector_loops)), mark=SIMD_MARK) if order.vector_safe else None

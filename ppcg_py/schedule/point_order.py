@@ -20,6 +20,23 @@ from ..extract.model import Scop
 from ..isl_context import sets_of
 
 
+STILL, UNIT, FAR = "still", "unit", "far"   # how an access moves when a member steps by one
+
+
+@dataclass(frozen=True)
+class AccessSteps:
+    """How each exact access under a band moves along each member of the band: the
+    facts behind the point-loop order and the tile sizes chosen for the cache."""
+
+    arrays: tuple[str, ...]                 # the array of each access
+    steps: tuple[tuple[str, ...], ...]      # steps[access][member]: STILL, UNIT or FAR
+
+    def moving(self, array: str) -> frozenset[int]:
+        """The members along which some access to `array` moves."""
+        return frozenset(m for a, row in zip(self.arrays, self.steps) if a == array
+                         for m, step in enumerate(row) if step != STILL)
+
+
 @dataclass(frozen=True)
 class PointOrder:
     """Where each member of a band goes among the point loops, and whether the
@@ -29,7 +46,22 @@ class PointOrder:
     vector_safe: bool           # the innermost member is coincident and nothing under it needs care
 
 
-def point_order(band: isl.ScheduleNode, scop: Scop) -> PointOrder:
+def access_steps(band: isl.ScheduleNode, scop: Scop) -> AccessSteps:
+    """The step of every exact access of the statements under `band` along each member."""
+    n = band.band_n_member()
+    schedule = band.band_get_partial_schedule_union_map().intersect_domain(band.get_domain())
+    moves = [_step_along(band.get_ctx(), m, n) for m in range(n)]
+    arrays, steps = [], []
+    for stmt in _statements_under(band, scop):
+        own = schedule.intersect_domain(isl.UnionSet.from_set(stmt.domain))
+        for acc in stmt.accesses:
+            if acc.exact:
+                arrays.append(acc.array)
+                steps.append(tuple(_step(own, acc.index, move) for move in moves))
+    return AccessSteps(tuple(arrays), tuple(steps))
+
+
+def point_order(band: isl.ScheduleNode, scop: Scop, steps: AccessSteps) -> PointOrder:
     """The point-loop order for `band` (before tiling): its coincident member with the
     most stride-0/1 accesses innermost, ties kept nearest isl's innermost."""
     n = band.band_n_member()
@@ -37,12 +69,10 @@ def point_order(band: isl.ScheduleNode, scop: Scop) -> PointOrder:
     coincident = [k for k in range(n) if band.band_member_get_coincident(k)]
     if not coincident:
         return PointOrder(identity, False)
-    statements = _statements_under(band, scop)
-    schedule = band.band_get_partial_schedule_union_map().intersect_domain(band.get_domain())
-    scores = {k: _contiguous_accesses(schedule, statements, k, n) for k in coincident}
+    scores = {k: sum(row[k] != FAR for row in steps.steps) for k in coincident}
     best = max(reversed(coincident), key=lambda k: scores[k])
     order = tuple(k for k in identity if k != best) + (best,)
-    return PointOrder(order, _vector_safe(statements, scop))
+    return PointOrder(order, _vector_safe(_statements_under(band, scop), scop))
 
 
 def permuted(band: isl.ScheduleNode, order: tuple[int, ...]) -> isl.ScheduleNode:
@@ -67,37 +97,28 @@ def _statements_under(band: isl.ScheduleNode, scop: Scop):
     return [s for s in scop.statements if s.name in names]
 
 
-def _contiguous_accesses(schedule: isl.UnionMap, statements, member: int, n: int) -> int:
-    """How many exact accesses of `statements` touch the same or the next element of
-    their array's last dimension when `member` steps by one, the others fixed."""
-    step = _step_along(schedule.get_ctx(), member, n)
-    count = 0
-    for stmt in statements:
-        own = schedule.intersect_domain(isl.UnionSet.from_set(stmt.domain))
-        for acc in stmt.accesses:
-            if acc.exact and _stride_at_most_one(own, acc.index, step):
-                count += 1
-    return count
-
-
 def _step_along(ctx: isl.Context, member: int, n: int) -> isl.Map:
     names = [f"m{k}" for k in range(n)]
     after = [f"m{k} + 1" if k == member else f"m{k}" for k in range(n)]
     return isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(after)}] }}", context=ctx)
 
 
-def _stride_at_most_one(schedule: isl.UnionMap, index: isl.Map, step: isl.Map) -> bool:
-    """The element an access touches moves by 0 or +-1 in its last subscript, and not
-    at all in the others, from one schedule point to the next along the member."""
+def _step(schedule: isl.UnionMap, index: isl.Map, step: isl.Map) -> str:
+    """How the element an access touches moves from one schedule point to the next along
+    a member: not at all, by +-1 in its last subscript only, or otherwise."""
     if index.dim(isl.dim_type.out) == 0:
-        return True
+        return STILL
     placed = schedule.reverse().apply_range(isl.UnionMap.from_map(index))   # schedule point -> element
     moves = placed.reverse().apply_range(isl.UnionMap.from_map(step)).apply_range(placed)
     if moves.is_empty():
-        return True     # one point per tile row: nothing to step over
-    deltas = moves.deltas()
-    allowed = _last_dimension_steps(index)
-    return all(part.is_subset(allowed.align_params(part.get_space())) for part in sets_of(deltas))
+        return STILL     # one point per row of the member: nothing to step over
+    deltas = sets_of(moves.deltas())
+    unit = _last_dimension_steps(index)
+    if all(part.is_subset(unit.align_params(part.get_space())) for part in deltas):
+        still = all(part.is_subset(isl.Set.universe(part.get_space()).fix_val(
+            isl.dim_type.set, unit.dim(isl.dim_type.set) - 1, isl.Val(0, part.get_ctx()))) for part in deltas)
+        return STILL if still else UNIT
+    return FAR
 
 
 def _last_dimension_steps(index: isl.Map) -> isl.Set:

@@ -1,0 +1,100 @@
+"""Tile sizes for the CPU's caches (`schedule/cache_sizes.py`): read from Linux's cache
+description, grown along the innermost point loop while the data each loop reuses fits,
+and used by the C target only when the user gives no size."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from ppcg_py.schedule.cache_sizes import Caches, cache_tile_sizes, host_caches
+from ppcg_py.schedule.point_order import access_steps, point_order
+
+from polybench_cases import POLYBENCH, kernel_source
+
+
+def _write_cache(root, name, level, kind, size):
+    index = root / name
+    index.mkdir()
+    (index / "level").write_text(f"{level}\n")
+    (index / "type").write_text(f"{kind}\n")
+    (index / "size").write_text(f"{size}\n")
+
+
+def test_caches_are_read_from_sysfs(tmp_path):
+    _write_cache(tmp_path, "index0", 1, "Data", "48K")
+    _write_cache(tmp_path, "index1", 1, "Instruction", "32K")
+    _write_cache(tmp_path, "index2", 2, "Unified", "2048K")
+    _write_cache(tmp_path, "index3", 3, "Unified", "32M")
+    assert host_caches.__wrapped__(tmp_path) == Caches(48 * 1024, 2048 * 1024)
+
+
+def test_caches_default_without_sysfs(tmp_path):
+    assert host_caches.__wrapped__(tmp_path / "missing") == Caches(32 * 1024, 512 * 1024)
+
+
+def _band_facts(kernel: str):
+    """The first tilable band of the kernel's first SCoP, with its access steps and order."""
+    import islpy as isl
+
+    from ppcg_py.extract import extract_program
+    from ppcg_py.isl_context import new_context
+    from ppcg_py.options import Options
+    from ppcg_py.schedule import compute_schedule, scheduling_start
+
+    source = kernel_source(kernel)
+    scop = extract_program(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),
+                                                                     str(source.parent)),
+                           defines=("LARGE_DATASET",)).scops[0]
+    options = Options(target="c", openmp=True, tile=True)
+    deps, _, _, fixed, _ = scheduling_start(scop, options, None)
+
+    def first_band(node):
+        if node.get_type() == isl.schedule_node_type.band and node.band_n_member() > 1 \
+                and node.band_get_permutable():
+            return node
+        return next((b for k in range(node.n_children()) if (b := first_band(node.child(k))) is not None), None)
+
+    band = first_band(compute_schedule(scop, deps, options, None, fixed).get_root())
+    steps = access_steps(band, scop)
+    return scop, steps, point_order(band, scop, steps).order
+
+
+def test_a_stencil_gets_a_long_innermost_tile():
+    """No array of jacobi-2d stays put along a member: nothing is reused across tiles, so
+    the innermost tile grows to the cap (gcc's untiled rows were faster than 32-pieces)."""
+    scop, steps, order = _band_facts("jacobi-2d")
+    sizes = cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024))
+    assert sizes[order[-1]] == 512 and all(sizes[m] == 32 for m in order[:-1]), sizes
+
+
+def test_reuse_bounds_the_innermost_tile_by_the_caches():
+    """gemm's B is reused along i: a k x j tile of it must stay in L2, and C's row along
+    j in L1; smaller caches give a shorter innermost tile."""
+    scop, steps, order = _band_facts("gemm")
+    large = cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024))
+    small = cache_tile_sizes(steps, order, scop, Caches(4 * 1024, 32 * 1024))
+    j = order[-1]
+    assert large[j] == 512 and small[j] == 64, (large, small)   # 32 x 64 doubles of B: 16 KiB
+    assert cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 128 * 1024))[j] == 256
+
+
+def _dumped_sizes(tmp_path, *args):
+    source = kernel_source("jacobi-2d")
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", "--tile", "--dump-sizes",
+                           "-I", str(POLYBENCH / "utilities"), "-I", str(source.parent), "-DMINI_DATASET",
+                           "--output-dir", str(tmp_path), *args, str(source)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("args, expected", [
+    ((), "kernel[0] -> tile[32, 512]"),
+    (("-S", "32"), "kernel[0] -> tile[32, 32]"),
+    (("--tile-sizes", "16,8"), "kernel[0] -> tile[16, 8]"),
+    (("--sizes", "{ kernel[i] -> tile[4,4] }"), "kernel[0] -> tile[4, 4]"),
+])
+def test_the_user_sizes_win_and_dump_sizes_shows_the_choice(tmp_path, args, expected):
+    assert expected in _dumped_sizes(tmp_path, *args)
