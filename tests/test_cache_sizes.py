@@ -98,3 +98,12 @@ def _dumped_sizes(tmp_path, *args):
 ])
 def test_the_user_sizes_win_and_dump_sizes_shows_the_choice(tmp_path, args, expected):
     assert expected in _dumped_sizes(tmp_path, *args)
+
+
+def test_the_parallel_member_keeps_enough_tiles_for_the_threads():
+    """doitgen's only parallel member is innermost: grown to 512 over np = 160, its tile
+    loop would have one iteration, and one thread all the work."""
+    scop, steps, order = _band_facts("doitgen")
+    parallel = order[-1]
+    assert cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024), parallel=parallel) == (32, 32)
+    assert cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024))[parallel] > 32

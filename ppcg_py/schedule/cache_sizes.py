@@ -59,11 +59,15 @@ def _bytes(text: str) -> int:
 
 
 def cache_tile_sizes(steps: AccessSteps, order: tuple[int, ...], scop: Scop,
-                     caches: Caches | None = None) -> tuple[int, ...]:
-    """Tile sizes, one per band member (band order), for point loops in `order`."""
+                     caches: Caches | None = None, parallel: int | None = None) -> tuple[int, ...]:
+    """Tile sizes, one per band member (band order), for point loops in `order`. The
+    member whose tile loop the threads share (`parallel`) keeps its size, so that there
+    are as many tiles to share as before (doitgen's only parallel loop is innermost)."""
     caches = host_caches() if caches is None else caches
     sizes = [BASE_TILE] * len(order)
     innermost = order[-1]
+    if innermost == parallel:
+        return tuple(sizes)
     element = {a.name: _element_bytes(a.element_type) for a in scop.arrays}
     while sizes[innermost] < MAX_INNERMOST_TILE:
         grown = list(sizes)

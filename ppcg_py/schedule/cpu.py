@@ -130,7 +130,8 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     steps = access_steps(band, walk.scop)
     order = point_order(band, walk.scop, steps)
     if walk.options.cache_tiles:
-        tile = cache_tile_sizes(steps, order.order, walk.scop)
+        parallel = _first_coincident(band) if walk.options.openmp else None   # as _mark_parallel picks
+        tile = cache_tile_sizes(steps, order.order, walk.scop, parallel=parallel)
     else:
         tile = kernel_sizes(walk.options, walk.sizes, len(walk.tiles), n, 0, 0).tile
     walk.tiles.append(tile)
