@@ -273,7 +273,8 @@ class _Benchmark:
             source = generated_c_file(self.bench.source, out_dir)
             if not source.exists():
                 raise _Stop(COMPILE_ERROR, f"ppcg-py exited 0 but wrote no {source.name}")
-            self.result.kernels = len(re.findall(r"#pragma omp parallel for", source.read_text()))
+            # OpenMP loops: `parallel for`, or `for` inside a parallel region
+            self.result.kernels = len(re.findall(r"#pragma omp (?:parallel )?for\b", source.read_text()))
             return Generated((), (source,))
         if self.settings.target == "opencl":
             host, kernel = out_dir / f"{self.bench.source.stem}_host.c", out_dir / f"{self.bench.source.stem}_kernel.cl"

@@ -57,7 +57,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cuda (NAME_host.cu, NAME_kernel.cu/.hu), c (NAME.ppcg.c) or opencl (NAME_host.c, "
                    "NAME_kernel.cl) [cuda]")
     p.add_argument("--openmp", action="store_true",
-                   help="C target: an OpenMP `parallel for` on the outermost parallel loop of each band")
+                   help="C target: an OpenMP `parallel for` on the outermost parallel loop of each band "
+                        "(one `parallel` region around a serial loop that holds such loops, "
+                        "with `omp for` inside)")
     p.add_argument("--tile", action="store_true",
                    help="C target: tile the permutable bands (-S, --tile-sizes, --sizes)")
     p.add_argument("--opencl-embed-kernel-code", action="store_true",

@@ -109,6 +109,24 @@ BODIES = {
       for (j = 1; j < m - 1; j++)
         A[i][j] = 0.2 * (A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]);
 #pragma endscop""",
+    # a time loop around two parallel nests and statements of its own (one region, the
+    # statements under `omp single`; `s` is shared, written there and read in the nests)
+    "time_loop_region": """\
+#pragma scop
+  for (k = 0; k < 6; k++) {
+    x[k] = x[k] * 0.5 + A[k][1];
+    s = y[k] + x[k];
+    for (i = 1; i < n - 1; i++)
+      for (j = 1; j < m - 1; j++)
+        B[i][j] = 0.25 * (A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]) + s;
+    for (i = 1; i < n - 1; i++) {
+      t = B[i][1] * 0.125;
+      for (j = 1; j < m - 1; j++)
+        A[i][j] = B[i][j] * 0.5 + x[k] + t;
+    }
+  }
+  out[3] = s;
+#pragma endscop""",
 }
 
 OPTION_SETS = {
@@ -160,6 +178,45 @@ def test_reduction_is_not_parallel_but_the_other_nest_is(tmp_path):
     pragmas = re.findall(r"#pragma omp parallel for.*", text)
     assert pragmas == ["#pragma omp parallel for"], text
     assert "out[1] = sum * 2.0;" in text    # the code after the SCoP is the input's
+
+
+@pytest.mark.parametrize("options", [(), ("--tile",)], ids=["untiled", "tiled"])
+def test_time_loop_is_one_parallel_region(options, tmp_path):
+    """The serial time loop is the region; its nests are `omp for` (the private scalar's
+    clause with them), its own statements run once, under `omp single`."""
+    text = _compiled(_program(tmp_path, "time_loop_region"), tmp_path, *options)
+    assert "omp parallel for" not in text, text
+    assert re.findall(r"#pragma omp parallel\b.*", text) == ["#pragma omp parallel"], text
+    assert re.search(r"#pragma omp parallel\n\s*for \(int c0 = 0; c0 <= 5; c0\+\+\) \{\n"
+                     r"\s*#pragma omp single\n\s*\{\n\s*x\[c0\] = [^\n]*\n\s*s = ", text), text
+    assert re.findall(r"#pragma omp for.*", text) == ["#pragma omp for", "#pragma omp for private(t)"], text
+    assert len(re.findall(r"#pragma omp single", text)) == 1, text
+
+
+def test_region_leaves_control_to_every_thread():
+    """Unit: a degenerate loop's constant stays outside `single` (the code after it uses
+    it), a loop that holds an `omp for` is run by every thread, a plain statement once."""
+    from pycparser import c_ast
+    from ppcg_py.codegen.omp_region import with_parallel_regions
+    from ppcg_py.codegen.printer import c_lines, declaration
+
+    def loop(name: str, body: list) -> c_ast.For:
+        i = c_ast.ID(name)
+        return c_ast.For(c_ast.DeclList([declaration(name, c_ast.Constant("int", "0"))]),
+                         c_ast.BinaryOp("<", i, c_ast.ID("n")), c_ast.UnaryOp("p++", i), c_ast.Compound(body))
+
+    def write(target: str) -> c_ast.Node:
+        return c_ast.Assignment("=", c_ast.ID(target), c_ast.Constant("int", "1"))
+
+    marked = c_ast.Pragma("omp parallel for private(s)")
+    inner = loop("c2", [write("a")])
+    code = [write("before"), loop("c0", [write("x"), c_ast.Compound([
+        declaration("c1", c_ast.Constant("int", "3"), constant=True), write("y"), marked, inner])])]
+    text = "\n".join(line.strip() for line in c_lines(with_parallel_regions(code, [marked])))
+    assert text == "\n".join([
+        "before = 1;", "#pragma omp parallel", "for (int c0 = 0; c0 < n; c0++) {",
+        "#pragma omp single", "x = 1;", "{", "const int c1 = 3;", "#pragma omp single", "y = 1;",
+        "#pragma omp for private(s)", "for (int c2 = 0; c2 < n; c2++) {", "a = 1;", "}", "}", "}"]), text
 
 
 def test_tiles_with_sizes(tmp_path):

@@ -6,7 +6,9 @@ declared inside the SCoP is declared at the top of its code. Under `--openmp`
 each `omp_parallelN` mark of the schedule (schedule/cpu.py) puts
 `#pragma omp parallel for` on the loop below it, with the scalars that loop
 keeps per thread in a `private` clause; the loop iterators are declared in the
-loops, so each thread has its own.
+loops, so each thread has its own. A serial loop around such loops (a time loop)
+becomes one `#pragma omp parallel` region instead, its parallel loops `omp for`
+(`omp_region.py`), so that a team is not started at each of its iterations.
 """
 from __future__ import annotations
 
@@ -21,6 +23,7 @@ from ..schedule import ScheduledScop
 from . import array_extents, local_array_names, local_declarations, runs_where, scop_guard
 from .ast import ScopAst, StatementCall, Subscript, ast_from_tree, source_indices
 from ..isl_c import c_node
+from .omp_region import with_parallel_regions
 from .printer import AstPrinter, c_lines
 from .statements import elements, instance, linearized, member_element, printed_tags, subscripted
 from .source import Source
@@ -122,6 +125,8 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
         references = elements(call.references, element, iterators)
         return [instance(bodies[call.statement], references, iterators)]
 
+    parallel_pragmas: list[c_ast.Pragma] = []
+
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         body = printer.statements(mark.mark_get_node())
         if name in vector_loops:
@@ -130,10 +135,11 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
         if loop is None:
             return body
         clause = f" private({', '.join(sorted(loop.private))})" if loop.private else ""
-        return _with_pragma(body, c_ast.Pragma(f"omp parallel for{clause}"), iterators[loop.depth])
+        parallel_pragmas.append(c_ast.Pragma(f"omp parallel for{clause}"))
+        return _with_pragma(body, parallel_pragmas[-1], iterators[loop.depth])
 
     printer = AstPrinter(user, on_mark)
-    code = c_lines(printer.statements(ast.root), indent + "    ")
+    code = c_lines(with_parallel_regions(printer.statements(ast.root), parallel_pragmas), indent + "    ")
     declared, freed = local_declarations([a for a in scop.arrays if a.local], extents)
     local = [indent + "  " + line for line in declared]
     freeing = [indent + "  " + line for line in freed]

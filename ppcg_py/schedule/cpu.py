@@ -7,7 +7,9 @@ every permutable band of more than one member is tiled (sizes as for CUDA:
 `-S`, `--tile-sizes`, `--sizes` with `kernel[i]` the i-th tiled band in tree
 order). With `--openmp`, the outermost coincident member of each band that is
 not already inside a parallel loop becomes a band of its own under a mark
-`omp_parallelN`: the loop that gets `#pragma omp parallel for`.
+`omp_parallelN`: the loop that gets `#pragma omp parallel for` (or `omp for`
+inside the parallel region the printer makes of a serial loop around it:
+codegen/omp_region.py).
 
 A scalar whose live ranges the schedule reordered may be written in several
 iterations of such a loop (symm's `temp2`); each thread then needs its copy.
