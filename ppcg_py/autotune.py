@@ -60,6 +60,7 @@ __all__ = ["CANDIDATES", "DEFAULT_BUDGET", "TuneResult", "TuneSettings", "refusa
 CANDIDATES = (8, 16, 32, 64, 128, 256)
 DEFAULT_BUDGET = 120.0
 CC = ("gcc", "-O3", "-march=native", "-fopenmp")
+NOISY = 0.05          # seconds: a run shorter than this is mostly start-up and noise
 SLOWER = 1.5           # a first run this much slower than the best: the variant is not run again
 _TIME_LINE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*$")   # as polybench/pipeline.py reads it
 
@@ -381,6 +382,9 @@ def tune(source: Path, options: Options, settings: TuneSettings,
         start = search.first()
         if not start.tiles:
             say("warning: no band was tiled: nothing to tune")
+        elif start.seconds is not None and start.seconds < NOISY:
+            say(f"warning: the program runs for {start.seconds * 1e3:.3g} ms: noise may decide between "
+                "variants (a larger problem size times better)")
         stopped = False
         try:
             while True:

@@ -34,7 +34,7 @@ class KernelSizes:
 def sizes_file_text(text: str) -> str:
     """The `--sizes` text of a sizes file: its lines without `#` comments, joined by
     spaces (isl's syntax has no `#`, so a comment can only be one)."""
-    return " ".join(line.split("#", 1)[0].strip() for line in text.splitlines()).strip()
+    return " ".join(kept for line in text.splitlines() if (kept := line.split("#", 1)[0].strip()))
 
 
 def parse_sizes(text: str, ctx: isl.Context) -> isl.UnionMap:
