@@ -17,8 +17,8 @@ of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
 - **The time**: the median of a few runs, each timed as a whole (the program's
   wall time); with `-DPOLYBENCH_TIME`, the seconds PolyBench prints, which leave
   out the set-up and the output. A variant whose first run is clearly slower than
-  the best (1.5x) is not run again, and a run past 3x the best is stopped: it
-  cannot win, and the budget is better spent elsewhere.
+  the best (1.5x) is not run again, and a run past 3x the first build's wall
+  time is stopped: it cannot win, and the budget is better spent elsewhere.
 - **The check**: every variant must print what the first build (the starting
   sizes) printed: the same array dump (PolyBench's convention, compared as
   `ppcg_py.verify` compares, within the data type's tolerance), or else the same
@@ -140,6 +140,7 @@ class _Run:
 
     proc: subprocess.CompletedProcess[str]
     seconds: float | None       # None: it failed, or printed no PolyBench time
+    wall: float                 # the whole run's (set-up and output included, whatever the timer)
 
 
 class _Workbench:
@@ -178,8 +179,8 @@ class _Workbench:
         proc = run_program([exe], timeout=timeout, env=dict(os.environ))
         wall = time.perf_counter() - start
         if proc.returncode != 0:
-            return _Run(proc, None)
-        return _Run(proc, polybench_time(proc.stdout) if self.polybench_timer else wall)
+            return _Run(proc, None, wall)
+        return _Run(proc, polybench_time(proc.stdout) if self.polybench_timer else wall, wall)
 
 
 def polybench_time(stdout: str) -> float | None:
@@ -255,6 +256,7 @@ class _Search:
         self.deadline = self.started + settings.budget
         self.tried: dict[Tiles, Measurement] = {}
         self.reference: _Reference | None = None
+        self.patience = settings.run_timeout   # seconds a variant's run may take: 3x the first build's
         self.best: Measurement | None = None
 
     def first(self) -> Measurement:
@@ -276,6 +278,8 @@ class _Search:
         if self.reference.dump is None and self.reference.text is None:
             self.say("warning: the program prints something else on every run (and no PolyBench dump): "
                      "the variants' results are not checked")
+        # the timeout is in wall time: PolyBench's time leaves out the set-up and the dump
+        self.patience = min(self.settings.run_timeout, 3 * max(r.wall for r in runs) + 2)
         measured = Measurement(tiles, statistics.median(r.seconds for r in runs if r.seconds is not None))
         self._record(measured)
         return measured
@@ -300,9 +304,9 @@ class _Search:
         best = self.best.seconds
         times: list[float] = []
         for k in range(self.settings.runs):
-            run = self.bench.run(exe, min(self.settings.run_timeout, 3 * best + 2))
+            run = self.bench.run(exe, self.patience)
             if run.proc.returncode == 124:
-                return Measurement(tiles, None, f"slower: stopped after {3 * best + 2:.3g} s")
+                return Measurement(tiles, None, f"slower: stopped after {self.patience:.3g} s")
             if run.seconds is None:
                 return Measurement(tiles, None, _failure(run, self.bench.polybench_timer))
             if k == 0 and (why := self.reference.differences(run.proc, self.bench.polybench_timer)):
