@@ -22,7 +22,9 @@ of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
 - **The check**: every variant must print what the first build (the starting
   sizes) printed: the same array dump (PolyBench's convention, compared as
   `ppcg_py.verify` compares, within the data type's tolerance), or else the same
-  text on stdout and stderr. A variant that differs is discarded.
+  text on stdout and stderr. A variant that differs is discarded. A PolyBench
+  program timed by `-DPOLYBENCH_TIME` is also built with `-DPOLYBENCH_DUMP_ARRAYS`
+  and that build run once for the check: the timed build stays the user's own.
 - **The budget**: no variant starts after `budget` seconds (the first build is
   always measured); the last one may end a little later.
 
@@ -51,7 +53,7 @@ from .diagnostics import CompileError
 from .options import Options
 from .schedule.sizes import KernelSizes, format_sizes
 from .verify.dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for
-from .verify.harness import data_type_from_defines
+from .verify.harness import DUMP_DEFINE, data_type_from_defines
 from .verify.tools import BuildError, preprocessor_flags, run_program, run_tool
 
 __all__ = ["CANDIDATES", "DEFAULT_BUDGET", "TuneResult", "TuneSettings", "refusal", "tune",
@@ -143,6 +145,17 @@ class _Run:
     wall: float                 # the whole run's (set-up and output included, whatever the timer)
 
 
+@dataclass(frozen=True)
+class _Built:
+    """A variant's executables: the one timed, built with the user's flags alone (a dump
+    define changes what gcc makes of the kernel: gemm's tuned sizes won 0.22 s to 0.30 s
+    with it and lost 0.35 s to 0.28 s without), and, for a PolyBench program that does
+    not dump, the same text with -DPOLYBENCH_DUMP_ARRAYS, run once to check the arrays."""
+
+    exe: Path
+    check_exe: Path | None = None
+
+
 class _Workbench:
     """Compiles, builds and runs the variants of one program, in a folder of its own."""
 
@@ -150,7 +163,9 @@ class _Workbench:
         # the variants print nothing of their own: the user's dumps are for the final compilation
         self.source, self.settings, self.workdir = source, settings, workdir
         self.options = replace(options, dumps=frozenset(), dump_after=(), verbose=False)
-        self.polybench_timer = any(d.split("=")[0] == "POLYBENCH_TIME" for d in options.defines)
+        names = {d.split("=")[0] for d in options.defines}
+        self.polybench_timer = "POLYBENCH_TIME" in names
+        self.check_defines = (DUMP_DEFINE,) if self.polybench_timer and DUMP_DEFINE not in names else ()
         self._count = 0
 
     def compile(self, tiles: Tiles | None) -> tuple[str, Tiles]:
@@ -162,15 +177,20 @@ class _Workbench:
         (_, text), = files.items()
         return text, tuple((n, ks.tile) for n, ks in files.sizes)
 
-    def build(self, text: str) -> Path:
-        """The executable of one generated text; BuildError says why there is none."""
+    def build(self, text: str) -> _Built:
+        """The executables of one generated text; BuildError says why there are none."""
         self._count += 1
         c_file = self.workdir / f"variant{self._count}" / f"{self.source.stem}.ppcg.c"
         c_file.parent.mkdir()
         c_file.write_text(text)
-        exe = c_file.parent / self.source.stem
+        exe = self._gcc(c_file, c_file.parent / self.source.stem, ())
+        check = self._gcc(c_file, c_file.parent / "check", self.check_defines) if self.check_defines else None
+        return _Built(exe, check)
+
+    def _gcc(self, c_file: Path, exe: Path, more_defines: tuple[str, ...]) -> Path:
         # the input's folder: the generated file includes what the input includes with "..."
-        flags = preprocessor_flags((*self.options.include_dirs, self.source.parent), self.options.defines)
+        flags = preprocessor_flags((*self.options.include_dirs, self.source.parent),
+                                   (*self.options.defines, *more_defines))
         run_tool([*CC, *flags, c_file, *self.settings.cc_args, "-o", exe, "-lm"], timeout=600)
         return exe
 
@@ -265,27 +285,29 @@ class _Search:
         """The starting sizes, measured without regard to the budget: the reference."""
         try:
             text, tiles = self.bench.compile(None)
-            exe = self.bench.build(text)
+            built = self.bench.build(text)
         except BuildError as exc:
             raise CompileError(f"--autotune: the first build failed: {_first_line(exc.stderr)}",
                                str(self.bench.source)) from None
-        runs = []
-        for k in range(self.settings.runs):
-            # two runs with their output: is it the same every time (can the variants be checked)?
-            run = self.bench.run(exe, self.settings.run_timeout, keep_stderr=k < 2)
-            if run.seconds is None:
-                raise CompileError("--autotune: the first build's run " + _failure(run, self.bench.polybench_timer),
-                                   str(self.bench.source))
-            runs.append(run)
-        self.reference = _reference(runs, self.bench.options.defines, self.bench.polybench_timer)
+        checked = [] if built.check_exe is None else [self._first_run(built.check_exe, True)]
+        # without a check build, two timed runs keep their output: is it the same every time?
+        runs = [self._first_run(built.exe, not checked and k < 2) for k in range(self.settings.runs)]
+        self.reference = _reference(checked or runs[:2], self.bench.options.defines, self.bench.polybench_timer)
         if self.reference.dump is None and self.reference.text is None:
             self.say("warning: the program prints something else on every run (and no PolyBench dump): "
                      "the variants' results are not checked")
         # the timeout is in wall time: PolyBench's time leaves out the set-up and the dump
-        self.patience = min(self.settings.run_timeout, 3 * max(r.wall for r in runs) + 2)
+        self.patience = min(self.settings.run_timeout, 3 * max(r.wall for r in checked + runs) + 2)
         measured = Measurement(tiles, statistics.median(r.seconds for r in runs if r.seconds is not None))
         self._record(measured)
         return measured
+
+    def _first_run(self, exe: Path, keep_stderr: bool) -> _Run:
+        run = self.bench.run(exe, self.settings.run_timeout, keep_stderr=keep_stderr)
+        if run.seconds is None:
+            raise CompileError("--autotune: the first build's run " + _failure(run, self.bench.polybench_timer),
+                               str(self.bench.source))
+        return run
 
     def attempt(self, tiles: Tiles) -> None:
         """Measure one variant (unless tried already) and keep it if it is the best."""
@@ -299,25 +321,36 @@ class _Search:
         assert self.best is not None and self.best.seconds is not None and self.reference is not None
         try:
             text, _ = self.bench.compile(tiles)
-            exe = self.bench.build(text)
+            built = self.bench.build(text)
         except CompileError as exc:
             return Measurement(tiles, None, f"ppcg-py failed: {exc.message}")
         except BuildError as exc:
             return Measurement(tiles, None, f"build failed: {_first_line(exc.stderr)}")
+        if built.check_exe is not None and (why := self._wrong(self.bench.run(built.check_exe, self.patience))):
+            return Measurement(tiles, None, why)
         best = self.best.seconds
         times: list[float] = []
         for k in range(self.settings.runs):
-            run = self.bench.run(exe, self.patience, keep_stderr=k == 0)
-            if run.proc.returncode == 124:
-                return Measurement(tiles, None, f"slower: stopped after {self.patience:.3g} s")
-            if run.seconds is None:
-                return Measurement(tiles, None, _failure(run, self.bench.polybench_timer))
-            if k == 0 and (why := self.reference.differences(run.proc, self.bench.polybench_timer)):
-                return Measurement(tiles, None, f"discarded, differs from the first build: {why}")
+            checked_here = built.check_exe is None and k == 0
+            run = self.bench.run(built.exe, self.patience, keep_stderr=checked_here)
+            if why := self._wrong(run, checked_here):
+                return Measurement(tiles, None, why)
+            assert run.seconds is not None
             times.append(run.seconds)
             if k == 0 and run.seconds > SLOWER * best:   # only the first: later runs are medianed, noise and all
                 return Measurement(tiles, run.seconds, "slower, 1 run")
         return Measurement(tiles, statistics.median(times))
+
+    def _wrong(self, run: _Run, check: bool = True) -> str | None:
+        """Why a run disqualifies its variant (too slow, failed, differs), or None."""
+        assert self.reference is not None
+        if run.proc.returncode == 124:
+            return f"slower: stopped after {self.patience:.3g} s"
+        if run.seconds is None:
+            return _failure(run, self.bench.polybench_timer)
+        if check and (why := self.reference.differences(run.proc, self.bench.polybench_timer)):
+            return f"discarded, differs from the first build: {why}"
+        return None
 
     def _record(self, measured: Measurement) -> None:
         self.tried[measured.tiles] = measured

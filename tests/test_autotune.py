@@ -179,3 +179,34 @@ def test_autotune_writes_a_sizes_file_the_output_uses(program, tmp_path, capsys)
     assert status == 0, err
     assert rebuilt == tuned
     assert dumped.strip() == sizes_file_text(text)
+
+
+POLYBENCH = Path(__file__).resolve().parent.parent / "polybench"
+
+
+def test_autotune_checks_a_polybench_program_on_a_dump_build(tmp_path, capsys):
+    """-DPOLYBENCH_TIME: the time is PolyBench's, and the arrays come from a build of its own."""
+    gemm = POLYBENCH / "linear-algebra" / "blas" / "gemm"
+    status, tuned, _, err = _compile(
+        gemm / "gemm.c", tmp_path / "out", "-I", str(POLYBENCH / "utilities"), "-I", str(gemm), "-DMINI_DATASET",
+        "-DPOLYBENCH_TIME", "--autotune", "--autotune-budget", "2", "--autotune-candidates", "8,32",
+        "--autotune-cc-args", str(POLYBENCH / "utilities" / "polybench.c"), capsys=capsys)
+    assert status == 0, err
+    assert "(PolyBench's printed time)" in err and "differs" not in err and "failed" not in err, err
+    assert (tmp_path / "out" / "gemm.sizes").read_text().count("PolyBench's printed time") == 1
+
+
+def test_autotune_discards_a_variant_that_computes_something_else(program, tmp_path, monkeypatch, capsys):
+    """Every variant but the first is made wrong here: none may win."""
+    compile_ = autotune._Workbench.compile
+
+    def wrong(self, tiles):
+        text, used = compile_(self, tiles)
+        return (text if tiles is None else text.replace("+=", "-=")), used
+
+    monkeypatch.setattr(autotune._Workbench, "compile", wrong)
+    status, _, _, err = _compile(program, tmp_path / "out", "--autotune", "--autotune-budget", "2",
+                                 "--autotune-candidates", "16,32", capsys=capsys)
+    assert status == 0, err
+    assert "(discarded, differs from the first build: its output differs)" in err, err
+    assert "kernel[0] -> tile[32, 32, 32];\n  kernel[1] -> tile[32, 32] }" in (tmp_path / "out" / "product.sizes").read_text()
