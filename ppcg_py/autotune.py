@@ -16,9 +16,12 @@ of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
   bands are swept again while a sweep improves the best.
 - **The time**: the median of a few runs, each timed as a whole (the program's
   wall time); with `-DPOLYBENCH_TIME`, the seconds PolyBench prints, which leave
-  out the set-up and the output. A variant whose first run is clearly slower than
-  the best (1.5x) is not run again, and a run past 3x the first build's wall
-  time is stopped: it cannot win, and the budget is better spent elsewhere.
+  out the set-up and the output. A variant that beats the best is timed again,
+  each run beside a run of the best, and wins only if it is still faster: the
+  load of a shared machine changes from one variant to the next. A variant whose
+  first run is clearly slower than the best (1.5x) is not run again, and a run
+  past 3x the first build's wall time is stopped: it cannot win, and the budget
+  is better spent elsewhere.
 - **The check**: every variant must print what the first build (the starting
   sizes) printed: the same array dump (PolyBench's convention, compared as
   `ppcg_py.verify` compares, within the data type's tolerance), or else the same
@@ -100,6 +103,16 @@ class TuneResult:
     elapsed: float = 0.0
     timer: str = "wall time"
     stopped_by_budget: bool = False
+    beside: tuple[float, float] | None = None   # (start, best) timed side by side at the end
+
+    def summary(self) -> str:
+        """The outcome in one line: the gain, measured fairly, or that the start stays."""
+        if self.best.tiles == self.start.tiles:
+            return f"the starting sizes stay the best ({self.start.seconds:.4g} s)"
+        if self.beside is None:
+            return f"best {self.best.seconds:.4g} s, starting sizes {self.start.seconds:.4g} s"
+        start, best = self.beside
+        return f"{best:.4g} s against {start:.4g} s for the starting sizes, timed side by side ({start / best:.2f}x)"
 
 
 def sizes_text(tiles: Tiles) -> str:
@@ -280,6 +293,8 @@ class _Search:
         self.reference: _Reference | None = None
         self.patience = settings.run_timeout   # seconds a variant's run may take: 3x the first build's
         self.best: Measurement | None = None
+        self.best_exe: Path | None = None      # kept to time it again beside a challenger
+        self.start_exe: Path | None = None
 
     def first(self) -> Measurement:
         """The starting sizes, measured without regard to the budget: the reference."""
@@ -299,7 +314,8 @@ class _Search:
         # the timeout is in wall time: PolyBench's time leaves out the set-up and the dump
         self.patience = min(self.settings.run_timeout, 3 * max(r.wall for r in checked + runs) + 2)
         measured = Measurement(tiles, statistics.median(r.seconds for r in runs if r.seconds is not None))
-        self._record(measured)
+        self._record(measured, built.exe)
+        self.start_exe = built.exe
         return measured
 
     def _first_run(self, exe: Path, keep_stderr: bool) -> _Run:
@@ -315,31 +331,67 @@ class _Search:
             return
         if time.monotonic() >= self.deadline:
             raise _BudgetSpent
-        self._record(self._measure(tiles))
+        measured, exe = self._measure(tiles)
+        assert self.best is not None and self.best.seconds is not None
+        if exe is not None and measured.seconds is not None and not measured.note and \
+                measured.seconds < self.best.seconds:
+            measured = self._confirmed(measured, exe)
+        self._record(measured, exe)
 
-    def _measure(self, tiles: Tiles) -> Measurement:
+    def side_by_side(self) -> tuple[float, float] | None:
+        """The starting sizes and the best timed in turn (medians): the gain to report, free
+        of the drift between the first build's runs and the best's."""
+        assert self.start_exe is not None and self.best_exe is not None
+        pairs = [(self.bench.run(self.start_exe, self.patience, keep_stderr=False).seconds,
+                  self.bench.run(self.best_exe, self.patience, keep_stderr=False).seconds)
+                 for _ in range(self.settings.runs)]
+        if any(a is None or b is None for a, b in pairs):
+            return None
+        return statistics.median(a for a, _ in pairs), statistics.median(b for _, b in pairs)  # type: ignore[misc]
+
+    def _confirmed(self, challenger: Measurement, exe: Path) -> Measurement:
+        """The challenger timed again, each run beside a run of the best: on a shared
+        machine the load changes between variants, and a variant timed in a quiet moment
+        would otherwise win on luck. The best's time is refreshed by the way."""
+        assert self.best is not None and self.best_exe is not None
+        theirs: list[float] = []
+        mine: list[float] = []
+        for _ in range(self.settings.runs):
+            best_run = self.bench.run(self.best_exe, self.patience, keep_stderr=False)
+            run = self.bench.run(exe, self.patience, keep_stderr=False)
+            if best_run.seconds is None or run.seconds is None:
+                return replace(challenger, note="failed when timed again")
+            theirs.append(best_run.seconds)
+            mine.append(run.seconds)
+        self.best = replace(self.best, seconds=statistics.median(theirs))
+        seconds = statistics.median(mine)
+        if seconds < self.best.seconds:
+            return replace(challenger, seconds=seconds)
+        return Measurement(challenger.tiles, seconds, f"not faster timed beside the best: {self.best.seconds:.4g} s")
+
+    def _measure(self, tiles: Tiles) -> tuple[Measurement, Path | None]:
         assert self.best is not None and self.best.seconds is not None and self.reference is not None
         try:
             text, _ = self.bench.compile(tiles)
             built = self.bench.build(text)
         except CompileError as exc:
-            return Measurement(tiles, None, f"ppcg-py failed: {exc.message}")
+            return Measurement(tiles, None, f"ppcg-py failed: {exc.message}"), None
         except BuildError as exc:
-            return Measurement(tiles, None, f"build failed: {_first_line(exc.stderr)}")
+            return Measurement(tiles, None, f"build failed: {_first_line(exc.stderr)}"), None
         if built.check_exe is not None and (why := self._wrong(self.bench.run(built.check_exe, self.patience))):
-            return Measurement(tiles, None, why)
+            return Measurement(tiles, None, why), None
         best = self.best.seconds
         times: list[float] = []
         for k in range(self.settings.runs):
             checked_here = built.check_exe is None and k == 0
             run = self.bench.run(built.exe, self.patience, keep_stderr=checked_here)
             if why := self._wrong(run, checked_here):
-                return Measurement(tiles, None, why)
+                return Measurement(tiles, None, why), None
             assert run.seconds is not None
             times.append(run.seconds)
             if k == 0 and run.seconds > SLOWER * best:   # only the first: later runs are medianed, noise and all
-                return Measurement(tiles, run.seconds, "slower, 1 run")
-        return Measurement(tiles, statistics.median(times))
+                return Measurement(tiles, run.seconds, "slower, 1 run"), None
+        return Measurement(tiles, statistics.median(times)), built.exe
 
     def _wrong(self, run: _Run, check: bool = True) -> str | None:
         """Why a run disqualifies its variant (too slow, failed, differs), or None."""
@@ -352,11 +404,11 @@ class _Search:
             return f"discarded, differs from the first build: {why}"
         return None
 
-    def _record(self, measured: Measurement) -> None:
+    def _record(self, measured: Measurement, exe: Path | None) -> None:
         self.tried[measured.tiles] = measured
         if measured.seconds is not None and not measured.note and \
                 (self.best is None or self.best.seconds is None or measured.seconds < self.best.seconds):
-            self.best = measured
+            self.best, self.best_exe = measured, exe
         self.say(_progress_line(len(self.tried), measured, self.best))
 
 
@@ -435,8 +487,16 @@ def tune(source: Path, options: Options, settings: TuneSettings,
         except _BudgetSpent:
             stopped = True
         assert search.best is not None
-        return TuneResult(start, search.best, list(search.tried.values()), time.monotonic() - search.started,
-                          timer, stopped)
+        elapsed = time.monotonic() - search.started
+        best, beside = search.best, None
+        if best.tiles != start.tiles:
+            beside = search.side_by_side()
+            if beside is None or beside[1] >= beside[0]:   # its win was noise: a sizes file must not lose
+                say(f"autotune: {sizes_text(best.tiles)} is not faster than the starting sizes timed side by "
+                    f"side{'' if beside is None else f' ({beside[1]:.4g} s against {beside[0]:.4g} s)'}: "
+                    "keeping the starting sizes")
+                best, beside = start, None
+        return TuneResult(start, best, list(search.tried.values()), elapsed, timer, stopped, beside)
 
 
 # -- the sizes file and the caller's options -----------------------------------------
@@ -444,8 +504,6 @@ def tune(source: Path, options: Options, settings: TuneSettings,
 
 def sizes_file_contents(source: Path, result: TuneResult, settings: TuneSettings) -> str:
     """The sizes file: how the sizes were found, as comments, then the sizes, one band a line."""
-    start, best = result.start.seconds, result.best.seconds
-    gain = f" ({start / best:.2f}x)" if start and best else ""
     threads = os.environ.get("OMP_NUM_THREADS", "unset")
     compiler = shlex.join([*CC, *settings.cc_args])
     lines = [
@@ -453,8 +511,8 @@ def sizes_file_contents(source: Path, result: TuneResult, settings: TuneSettings
         f"{len(result.tried)} variants in {result.elapsed:.0f} s (budget {settings.budget:g} s"
         f"{', spent' if result.stopped_by_budget else ''})",
         f"# {result.timer}, median of {settings.runs} runs; OMP_NUM_THREADS={threads}; built with {compiler}",
-        f"# starting sizes {sizes_text(result.start.tiles)}: {start:.4g} s" if start else "# starting sizes: -",
-        f"# best: {best:.4g} s{gain}" if best else "# best: -",
+        f"# starting sizes {sizes_text(result.start.tiles)}: {result.start.seconds:.4g} s",
+        f"# {result.summary()}",
     ]
     body = ";\n  ".join(f"kernel[{n}] -> tile[{', '.join(map(str, tile))}]" for n, tile in result.best.tiles)
     return "\n".join(lines) + "\n" + ("{ " + body + " }" if body else "{ }") + "\n"
@@ -471,6 +529,5 @@ def tuned_options(source: str, options: Options, settings: TuneSettings, sizes_f
     result = tune(Path(source), options, settings, say)
     write_sizes_file(sizes_file, Path(source), result, settings)
     best = result.best
-    say(f"autotune: best {sizes_text(best.tiles)}: {best.seconds:.4g} s "
-        f"(starting sizes {result.start.seconds:.4g} s); written to {sizes_file}")
+    say(f"autotune: best {sizes_text(best.tiles)}: {result.summary()}; written to {sizes_file}")
     return replace(options, sizes=sizes_text(best.tiles)) if best.tiles else options

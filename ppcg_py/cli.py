@@ -221,24 +221,6 @@ def _check_tuning_options(parser: argparse.ArgumentParser, args: argparse.Namesp
             parser.error(why)
 
 
-def read_sizes_file(path: str) -> str:
-    """The --sizes text of a sizes file, checked here so that an error names the file."""
-    import islpy as isl
-
-    from .schedule.sizes import sizes_file_text
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = sizes_file_text(f.read())
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CompileError(f"--sizes-file: cannot read it ({getattr(exc, 'strerror', None) or exc})", path) from None
-    try:
-        isl.UnionMap.read_from_str(isl.Context(), text or "{ }")
-    except isl.Error:
-        raise CompileError(f"not a --sizes map: '{text}' (expected e.g. "
-                           "'{ kernel[0] -> tile[32,32]; kernel[1] -> tile[64,16,8] }')", path) from None
-    return text
-
-
 def _autotuned(args: argparse.Namespace, options: Options) -> Options:
     """--autotune: the options with the best sizes found (the sizes file written)."""
     import shlex
@@ -267,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout.reconfigure(errors="surrogateescape")
     try:
         if args.sizes_file is not None:
+            from .schedule.sizes import read_sizes_file
             args.sizes = read_sizes_file(args.sizes_file)
         options = options_from(args)
         if args.autotune:

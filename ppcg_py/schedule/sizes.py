@@ -37,6 +37,22 @@ def sizes_file_text(text: str) -> str:
     return " ".join(kept for line in text.splitlines() if (kept := line.split("#", 1)[0].strip()))
 
 
+def read_sizes_file(path: str) -> str:
+    """The `--sizes` text of `--sizes-file`, checked here so that an error names the file
+    (later, `parse_sizes` could only name the option)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = sizes_file_text(f.read())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CompileError(f"--sizes-file: cannot read it ({getattr(exc, 'strerror', None) or exc})", path) from None
+    try:
+        isl.UnionMap.read_from_str(isl.Context(), text or "{ }")
+    except isl.Error:
+        raise CompileError(f"not a --sizes map: '{text}' (expected e.g. "
+                           "'{ kernel[0] -> tile[32,32]; kernel[1] -> tile[64,16,8] }')", path) from None
+    return text
+
+
 def parse_sizes(text: str, ctx: isl.Context) -> isl.UnionMap:
     try:
         return isl.UnionMap.read_from_str(ctx, text)
