@@ -9,8 +9,8 @@ of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
 - **What varies**: the tile sizes of each tiled band (`kernel[i]` of `--sizes`, the
   i-th band `--tile` tiles), one band at a time (coordinate descent), from the
   sizes the compilation starts with (the defaults, or `--sizes`). A band of one or
-  two members tries every combination of the candidates (8 to 256); a band of
-  three or more tries one member at a time, since the full product (216 variants
+  two members tries every combination of the candidates (8 to 512); a band of
+  three or more tries one member at a time, since the full product (343 variants
   a band) would not fit a budget of minutes. Variants near the current best come
   first, so a budget that ends early has spent itself where gains are likely. The
   bands are swept again while a sweep improves the best.
@@ -62,7 +62,7 @@ from .verify.tools import BuildError, preprocessor_flags, run_program, run_tool
 __all__ = ["CANDIDATES", "DEFAULT_BUDGET", "TuneResult", "TuneSettings", "refusal", "tune",
            "tuned_options", "write_sizes_file"]
 
-CANDIDATES = (8, 16, 32, 64, 128, 256)
+CANDIDATES = (8, 16, 32, 64, 128, 256, 512)   # 512: what the cache model gives an innermost member
 DEFAULT_BUDGET = 120.0
 CC = ("gcc", "-O3", "-march=native", "-fopenmp")
 NOISY = 0.05          # seconds: a run shorter than this is mostly start-up and noise
@@ -118,6 +118,12 @@ class TuneResult:
 def sizes_text(tiles: Tiles) -> str:
     """The tiles in `--sizes` syntax (as `--dump-sizes` prints them)."""
     return format_sizes([(n, KernelSizes(tile, (), ())) for n, tile in tiles])
+
+
+def with_tiles(options: Options, tiles: Tiles) -> Options:
+    """The options that tile with `tiles` (the cache model's sizes, chosen when no size is
+    given, would otherwise win over them)."""
+    return replace(options, sizes=sizes_text(tiles), cache_tiles=False)
 
 
 def refusal(options: Options) -> str | None:
@@ -185,7 +191,7 @@ class _Workbench:
         """The generated C text and the tiles it used (None: the options' own sizes)."""
         from .driver import compile_bounded
 
-        options = self.options if tiles is None else replace(self.options, sizes=sizes_text(tiles))
+        options = self.options if tiles is None else with_tiles(self.options, tiles)
         files = compile_bounded(str(self.source), options)
         (_, text), = files.items()
         return text, tuple((n, ks.tile) for n, ks in files.sizes)
@@ -530,4 +536,4 @@ def tuned_options(source: str, options: Options, settings: TuneSettings, sizes_f
     write_sizes_file(sizes_file, Path(source), result, settings)
     best = result.best
     say(f"autotune: best {sizes_text(best.tiles)}: {result.summary()}; written to {sizes_file}")
-    return replace(options, sizes=sizes_text(best.tiles)) if best.tiles else options
+    return with_tiles(options, best.tiles) if best.tiles else options

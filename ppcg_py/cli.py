@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="more sources and flags for gcc when building the variants, e.g. "
                            "'polybench/utilities/polybench.c'")
     tune.add_argument("--autotune-candidates", type=_tile_sizes, default=None, metavar="SIZES",
-                      help="the tile sizes each band member may take [8,16,32,64,128,256]")
+                      help="the tile sizes each band member may take [8,16,32,64,128,256,512]")
     deps = p.add_argument_group("Make dependencies (as gcc's; the targets are the outputs, -MP is implied)")
     deps.add_argument("-M", dest="deps_only", action="store_true",
                       help="print the rule instead of writing the outputs (the input is still compiled: "

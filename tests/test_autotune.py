@@ -71,9 +71,13 @@ def _compile(source: Path, out: Path, *args: str, capsys) -> tuple[int, str, str
 
 def test_dump_sizes_names_the_tiled_bands_of_every_scop(program, tmp_path, capsys):
     """The C target numbers its tiled bands over the file, as CUDA numbers its kernels."""
-    status, _, out, err = _compile(program, tmp_path / "out", "--dump-sizes", capsys=capsys)
+    status, _, out, err = _compile(program, tmp_path / "out", "-S", "32", "--dump-sizes", capsys=capsys)
     assert status == 0, err
     assert out.strip() == "{ kernel[0] -> tile[32, 32, 32]; kernel[1] -> tile[32, 32] }"
+    status, _, out, err = _compile(program, tmp_path / "out", "--sizes", "{ kernel[1] -> tile[8, 4] }",
+                                   "--dump-sizes", capsys=capsys)
+    assert status == 0, err
+    assert out.strip().endswith("kernel[1] -> tile[8, 4] }"), out   # the second SCoP's band
 
 
 def test_sizes_file_round_trips_with_dump_sizes(program, tmp_path, capsys):
@@ -162,7 +166,7 @@ def _done(stdout: str, stderr: str = "") -> subprocess.CompletedProcess[str]:
 
 def test_autotune_writes_a_sizes_file_the_output_uses(program, tmp_path, capsys):
     sizes = tmp_path / "tuned" / "product.sizes"
-    status, tuned, _, err = _compile(program, tmp_path / "out", "--autotune", "--autotune-budget", "3",
+    status, tuned, _, err = _compile(program, tmp_path / "out", "-S", "32", "--autotune", "--autotune-budget", "3",
                                      "--autotune-candidates", "16,32", "--autotune-out", str(sizes),
                                      capsys=capsys)
     assert status == 0, err
@@ -205,7 +209,7 @@ def test_autotune_discards_a_variant_that_computes_something_else(program, tmp_p
         return (text if tiles is None else text.replace("+=", "-=")), used
 
     monkeypatch.setattr(autotune._Workbench, "compile", wrong)
-    status, _, _, err = _compile(program, tmp_path / "out", "--autotune", "--autotune-budget", "2",
+    status, _, _, err = _compile(program, tmp_path / "out", "-S", "32", "--autotune", "--autotune-budget", "2",
                                  "--autotune-candidates", "16,32", capsys=capsys)
     assert status == 0, err
     assert "(discarded, differs from the first build: its output differs)" in err, err
