@@ -45,6 +45,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got '{text}'") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got '{text}'")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="ppcg-py", description="Polyhedral compiler from C to CUDA (PPCG's options).")
     p.add_argument("input", help="C source file with #pragma scop regions")
@@ -74,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="default tile size [32; the C target without any size option: from the caches]")
     p.add_argument("--tile-sizes", type=_tile_sizes, default=None, help="tile sizes, outermost first: 32,32,16")
     p.add_argument("--sizes", default=None, help='per-kernel sizes: "{ kernel[i] -> tile[32,32]; ... }"')
+    p.add_argument("--sizes-file", default=None, metavar="FILE",
+                   help="per-kernel sizes from FILE, in --sizes syntax ('#' starts a comment); what "
+                        "--autotune writes")
     p.add_argument("--ctx", default=None, help="constraints on the parameters, e.g. '[n] -> { : n >= 32 }'")
     p.add_argument("--assume-non-negative-parameters", action="store_true")
     p.add_argument("--no-reschedule", action="store_true", help="keep the original schedule")
@@ -114,6 +127,20 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print what a stage made, as text (extract, schedule, memory, ast, print); repeatable")
     p.add_argument("-v", "--verbose", "--report", dest="verbose", action="store_true",
                    help="report stage times and what was mapped where")
+    tune = p.add_argument_group("Tile sizes tuned by timing the program here (the C target with --tile; "
+                                "the input needs a main)")
+    tune.add_argument("--autotune", action="store_true",
+                      help="build and time variants of the tile sizes per tiled band, keep the fastest in a "
+                           "sizes file, and compile with them")
+    tune.add_argument("--autotune-budget", type=_positive_seconds, default=None, metavar="SECONDS",
+                      help="no variant starts after this many seconds [120]")
+    tune.add_argument("--autotune-out", default=None, metavar="FILE",
+                      help="the sizes file to write [NAME.sizes beside the output]")
+    tune.add_argument("--autotune-cc-args", default="", metavar="ARGS",
+                      help="more sources and flags for gcc when building the variants, e.g. "
+                           "'polybench/utilities/polybench.c'")
+    tune.add_argument("--autotune-candidates", type=_tile_sizes, default=None, metavar="SIZES",
+                      help="the tile sizes each band member may take [8,16,32,64,128,256,512]")
     deps = p.add_argument_group("Make dependencies (as gcc's; the targets are the outputs, -MP is implied)")
     deps.add_argument("-M", dest="deps_only", action="store_true",
                       help="print the rule instead of writing the outputs (the input is still compiled: "
@@ -178,12 +205,42 @@ def _write(files, input_path: str, options: Options, request: DependencyRequest)
         write_outputs({}, options.output_dir, also, input_path)
 
 
+def _check_tuning_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Usage errors of --sizes-file and --autotune, before anything is compiled."""
+    if args.sizes is not None and args.sizes_file is not None:
+        parser.error("--sizes and --sizes-file cannot be used together (the file holds --sizes' text)")
+    tuning = [f"--autotune-{name}" for name, value in (("budget", args.autotune_budget), ("out", args.autotune_out),
+                                                       ("cc-args", args.autotune_cc_args),
+                                                       ("candidates", args.autotune_candidates)) if value]
+    if tuning and not args.autotune:
+        parser.error(f"{tuning[0]} needs --autotune")
+    if args.autotune:
+        from .autotune import refusal
+        why = refusal(options_from(args))
+        if why is not None:
+            parser.error(why)
+
+
+def _autotuned(args: argparse.Namespace, options: Options) -> Options:
+    """--autotune: the options with the best sizes found (the sizes file written)."""
+    import shlex
+    from pathlib import Path
+
+    from .autotune import CANDIDATES, DEFAULT_BUDGET, TuneSettings, tuned_options
+    settings = TuneSettings(budget=args.autotune_budget or DEFAULT_BUDGET,
+                            candidates=args.autotune_candidates or CANDIDATES,
+                            cc_args=tuple(shlex.split(args.autotune_cc_args)))
+    out = Path(args.autotune_out or Path(options.output_dir) / f"{Path(args.input).stem}.sizes")
+    return tuned_options(args.input, options, settings, out, lambda line: print(f"ppcg-py: {line}", file=sys.stderr))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     request = dependency_request(args)
     if not request.wanted and (request.file is not None or request.targets):
         parser.error("-MF and -MT need -M or -MD")
+    _check_tuning_options(parser, args)
     # only now: the pipeline loads isl, pycparser and every stage, which `--help`
     # and a mistyped option do not need (about 0.1 s)
     from .driver import compile_bounded
@@ -191,7 +248,12 @@ def main(argv: list[str] | None = None) -> int:
     if hasattr(sys.stdout, "reconfigure"):   # the dumps quote the input: its bytes that are not UTF-8 as they are
         sys.stdout.reconfigure(errors="surrogateescape")
     try:
+        if args.sizes_file is not None:
+            from .schedule.sizes import read_sizes_file
+            args.sizes = read_sizes_file(args.sizes_file)
         options = options_from(args)
+        if args.autotune:
+            options = _autotuned(args, options)
         files = compile_bounded(args.input, options)
         _write(files, args.input, options, request)
         return 0

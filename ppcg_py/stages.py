@@ -23,7 +23,7 @@ from .memory import MemoryPlan, plan_memory
 from .options import Options
 from .schedule import ScheduledScop, schedule_scop
 from .schedule.cpu import schedule_for_cpu
-from .schedule.sizes import KernelSizes, format_sizes
+from .schedule.sizes import format_sizes, used_sizes
 from .watchdog import Progress, Step, StepTooLong
 
 
@@ -134,22 +134,16 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
     for scop in (s for s in c.program.scops if s not in run.on_host):
         _legacy_dump(run.options, "scop", lambda: describe_scop(scop))
         with run.step(scop):
-            result = schedule_for_cpu(scop, run.options, run.diagnostics) if run.options.target == "c" else \
+            result = schedule_for_cpu(scop, run.options, run.diagnostics,
+                                      first_tiled=sum(len(s.tiles) for s in scheduled)) \
+                if run.options.target == "c" else \
                 schedule_scop(scop, run.options, first_kernel=sum(len(s.kernels) for s in scheduled),
                               diagnostics=run.diagnostics)
         _legacy_dump(run.options, "schedule", lambda: str(result.schedule.get_root()))
         _legacy_dump(run.options, "final-schedule", lambda: str(result.final_schedule.get_root()))
         scheduled.append(result)
-    _legacy_dump(run.options, "sizes", lambda: format_sizes(_sizes_used(scheduled)))
+    _legacy_dump(run.options, "sizes", lambda: format_sizes(used_sizes(scheduled)))
     return replace(c, scheduled=tuple(scheduled))
-
-
-def _sizes_used(scheduled: list[ScheduledScop]) -> list[tuple[int, KernelSizes]]:
-    """Per kernel (CUDA, OpenCL), or per tiled band (C target: `kernel[i]` is the i-th band
-    tiled in its SCoP, as `--sizes` reads it), the sizes used."""
-    kernels = [(k.index, k.sizes) for s in scheduled for k in s.kernels]
-    bands = [(i, KernelSizes(tile, (), ())) for s in scheduled for i, tile in enumerate(s.tiles)]
-    return kernels or bands
 
 
 def dump_schedule(c: Compilation) -> str:
@@ -254,16 +248,16 @@ def dump_asts(c: Compilation) -> str:
 def print_files(c: Compilation, run: StageRun) -> Compilation:
     """The host and kernel files (CUDA), or the one C file (`--target=c`)."""
     on_host = [scop.start_line for scop in c.program.scops if scop in run.on_host]
-    if run.options.target == "c":
-        with run.step():
+    with run.step():
+        if run.options.target == "c":
             files = generate_c(c.path, _read(c.path), list(zip(c.scheduled, c.asts)), tiled=run.options.tile,
                                openmp=run.options.openmp, on_host=on_host)
-        return replace(c, files=files)
-    with run.step():
-        scops = [(scheduled, plan, tree) for (scheduled, plan), tree in zip(c.plans, c.asts)]
-        files = generate(c.path, _read(c.path), scops, run.options, host_in_c=c.program.vla_parameters,
-                         on_host=on_host)
-    return replace(c, files=files)
+        else:
+            scops = [(scheduled, plan, tree) for (scheduled, plan), tree in zip(c.plans, c.asts)]
+            files = generate(c.path, _read(c.path), scops, run.options, host_in_c=c.program.vla_parameters,
+                             on_host=on_host)
+    # the sizes travel with the text: --autotune varies them without parsing --dump-sizes
+    return replace(c, files=replace(files, sizes=used_sizes(c.scheduled)))
 
 
 def dump_files(c: Compilation) -> str:

@@ -45,6 +45,7 @@ class GeneratedFiles:
     host: str
     kernel: str
     header: str
+    sizes: tuple = ()   # (kernel or tiled band number, schedule.sizes.KernelSizes) used, as --dump-sizes
 
     def items(self) -> list[tuple[str, str]]:
         """The files to write (a target with no header has an empty `header_name`)."""

@@ -46,6 +46,7 @@ class CFile:
 
     name: str
     text: str
+    sizes: tuple = ()   # (tiled band number, schedule.sizes.KernelSizes) used, as --dump-sizes
 
     def items(self) -> list[tuple[str, str]]:
         return [(self.name, self.text)]

@@ -5,7 +5,8 @@ The schedule is computed as for CUDA (`compute_schedule`: the same dependences,
 live-range reordering included); there is no host/kernel split. With `--tile`,
 every permutable band of more than one member is tiled (sizes as for CUDA:
 `-S`, `--tile-sizes`, `--sizes` with `kernel[i]` the i-th tiled band in tree
-order). With `--openmp`, the outermost coincident member of each band that is
+order, counted over the SCoPs of the file as CUDA counts its kernels, so that one
+sizes file names every band of a file: `--dump-sizes`, `--sizes-file`, `--autotune`). With `--openmp`, the outermost coincident member of each band that is
 not already inside a parallel loop becomes a band of its own under a mark
 `omp_parallelN`: the loop that gets `#pragma omp parallel for` (or `omp for`
 inside the parallel region the printer makes of a serial loop around it:
@@ -64,18 +65,21 @@ class _Walk:
     sizes: isl.UnionMap | None
     scop: Scop
     dependences: isl.UnionMap
+    first: int = 0                  # the number of the SCoP's first tiled band (`kernel[i]` in --sizes)
     tiles: list[tuple[int, ...]] = field(default_factory=list)    # the sizes of each band tiled
     vector_loops: list[ParallelLoop] = field(default_factory=list)
     loops: list[ParallelLoop] = field(default_factory=list)
 
 
-def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | None = None) -> ScheduledScop:
-    """Dependences, isl's schedule, tiling, the parallel loops and their private scalars."""
+def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | None = None,
+                     first_tiled: int = 0) -> ScheduledScop:
+    """Dependences, isl's schedule, tiling, the parallel loops and their private scalars;
+    `first_tiled` is the number of the SCoP's first tiled band (the bands of the SCoPs before)."""
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
     deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
-        walk = _Walk(options, sizes, scop, deps.all)
+        walk = _Walk(options, sizes, scop, deps.all, first=first_tiled)
         root = schedule.get_root()
         root = _tile_all(root, walk) if options.tile else root
         final = (_mark_parallel(root, walk, inside=False) if options.openmp else root).get_schedule()
@@ -135,7 +139,7 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
         parallel = _first_coincident(band) if walk.options.openmp else None   # as _mark_parallel picks
         tile = cache_tile_sizes(steps, order.order, walk.scop, parallel=parallel)
     else:
-        tile = kernel_sizes(walk.options, walk.sizes, len(walk.tiles), n, 0, 0).tile
+        tile = kernel_sizes(walk.options, walk.sizes, walk.first + len(walk.tiles), n, 0, 0).tile
     walk.tiles.append(tile)
     points = permuted(band_tiled(band, tile).child(0), order.order)
     innermost = points.band_split(n - 1).child(0)     # a band of its own (isl prints the same loops)

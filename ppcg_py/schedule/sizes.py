@@ -1,18 +1,24 @@
 """Tile, block and grid sizes per kernel: defaults, `--tile-sizes` and `--sizes`.
 
 `--sizes` is PPCG's isl union map, e.g. `{ kernel[0] -> tile[32,32]; kernel[i] ->
-block[16] : i != 4 }`; sizes are listed outermost first.
+block[16] : i != 4 }`; sizes are listed outermost first. `--sizes-file` holds the same
+text, with `#` comments (what `--autotune` writes); `--dump-sizes` prints the sizes
+used in that syntax, so that each of the three feeds the others.
 """
 from __future__ import annotations
 
 import math
-
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import islpy as isl
 
 from ..diagnostics import CompileError
 from ..options import Options
+
+if TYPE_CHECKING:
+    from . import ScheduledScop
 
 DEFAULT_BLOCK = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}
 DEFAULT_GRID = {1: (32768,), 2: (256, 256)}
@@ -23,6 +29,28 @@ class KernelSizes:
     tile: tuple[int, ...]
     block: tuple[int, ...]   # threads per mapped dimension, outermost first
     grid: tuple[int, ...]    # maximal number of blocks per mapped dimension
+
+
+def sizes_file_text(text: str) -> str:
+    """The `--sizes` text of a sizes file: its lines without `#` comments, joined by
+    spaces (isl's syntax has no `#`, so a comment can only be one)."""
+    return " ".join(kept for line in text.splitlines() if (kept := line.split("#", 1)[0].strip()))
+
+
+def read_sizes_file(path: str) -> str:
+    """The `--sizes` text of `--sizes-file`, checked here so that an error names the file
+    (later, `parse_sizes` could only name the option)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = sizes_file_text(f.read())
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CompileError(f"--sizes-file: cannot read it ({getattr(exc, 'strerror', None) or exc})", path) from None
+    try:
+        isl.UnionMap.read_from_str(isl.Context(), text or "{ }")
+    except isl.Error:
+        raise CompileError(f"not a --sizes map: '{text}' (expected e.g. "
+                           "'{ kernel[0] -> tile[32,32]; kernel[1] -> tile[64,16,8] }')", path) from None
+    return text
 
 
 def parse_sizes(text: str, ctx: isl.Context) -> isl.UnionMap:
@@ -93,7 +121,15 @@ def _launchable(block: tuple[int, ...]) -> tuple[int, ...]:
 
 
 
-def format_sizes(entries: list[tuple[int, KernelSizes]]) -> str:
+def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSizes], ...]:
+    """Per kernel (CUDA, OpenCL), or per tiled band (C target: `kernel[i]` is the i-th band
+    tiled in the file, its SCoPs one after another, as `--sizes` reads it), the sizes used."""
+    kernels = tuple((k.index, k.sizes) for s in scheduled for k in s.kernels)
+    tiles = [tile for s in scheduled for tile in s.tiles]
+    return kernels or tuple((i, KernelSizes(tile, (), ())) for i, tile in enumerate(tiles))
+
+
+def format_sizes(entries: Sequence[tuple[int, KernelSizes]]) -> str:
     """The sizes used, in `--sizes` syntax (what `--dump-sizes` prints)."""
     parts = []
     for kernel, ks in entries:

@@ -42,16 +42,20 @@ def run_tool(
 
 
 def run_program(
-    argv: Sequence[str | Path], *, timeout: float = 300, env: Mapping[str, str] | None = None
+    argv: Sequence[str | Path], *, timeout: float = 300, env: Mapping[str, str] | None = None,
+    keep_stderr: bool = True,
 ) -> subprocess.CompletedProcess[str]:
     """Run a built program and capture its output; never raises on a bad exit.
 
     A timeout is reported as exit status 124 with a note on stderr, like timeout(1).
+    `keep_stderr=False` sends stderr to /dev/null: a timed run need not carry a large
+    array dump through a pipe (tens of MB at PolyBench's large sizes).
     """
     args = [str(a) for a in argv]
     try:
         return subprocess.run(
-            args, capture_output=True, encoding="utf-8", errors="replace", timeout=timeout, env=env, check=False
+            args, stdout=subprocess.PIPE, stderr=subprocess.PIPE if keep_stderr else subprocess.DEVNULL,
+            encoding="utf-8", errors="replace", timeout=timeout, env=env, check=False
         )
     except subprocess.TimeoutExpired as exc:
         note = f"\ntimed out after {timeout:g} s\n"
