@@ -70,14 +70,15 @@ def test_a_stencil_gets_a_long_innermost_tile():
 
 
 def test_reuse_bounds_the_innermost_tile_by_the_caches():
-    """gemm's B is reused along i: a k x j tile of it must stay in L2, and C's row along
-    j in L1; smaller caches give a shorter innermost tile."""
+    """gemm's B is reused along i: the k x j tile of it that the loops inside touch must
+    stay in half of L1 (32 x 64 doubles in 32 KiB); a larger L1 allows a longer tile, and
+    the whole tile must fit in half of L2."""
     scop, steps, order = _band_facts("gemm")
-    large = cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024))
-    small = cache_tile_sizes(steps, order, scop, Caches(4 * 1024, 32 * 1024))
     j = order[-1]
-    assert large[j] == 512 and small[j] == 64, (large, small)   # 32 x 64 doubles of B: 16 KiB
-    assert cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 128 * 1024))[j] == 256
+    assert cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024))[j] == 64
+    assert cache_tile_sizes(steps, order, scop, Caches(128 * 1024, 512 * 1024))[j] == 256
+    assert cache_tile_sizes(steps, order, scop, Caches(128 * 1024, 128 * 1024))[j] == 64
+    assert cache_tile_sizes(steps, order, scop, Caches(4 * 1024, 512 * 1024))[j] == 32
 
 
 def _dumped_sizes(tmp_path, *args):

@@ -9,11 +9,13 @@ of that member's iterations, and what the loops inside touch of it must stay in
 cache until then.
 
 The model starts from 32 per member and doubles the innermost member's size (up
-to 512) while, for every point loop, the arrays that loop reuses still fit: what
-the loops inside it touch of them within one tile (the product of the tile sizes
-of the members the array moves along), against half of L1 for the loop just
-outside the innermost and half of L2 for the others. The cache sizes are read from
-Linux's `/sys/devices/system/cpu/cpu0/cache`; without them, 32 KiB and 512 KiB.
+to 512) while, for every point loop, the arrays that loop reuses still fit in half
+of L1 (what the loops inside touch of them within one tile: the product of the
+tile sizes of the members the array moves along), and the whole tile's data in
+half of L2. gemm gets 32 x 64 x 32 (B's 32 x 64 tile, reused along i, stays in L1;
+with 512, as an L2 bound would allow, it ran 1.5x slower), jacobi-2d, which reuses
+nothing across a tile, 32 x 512. The cache sizes are read from Linux's
+`/sys/devices/system/cpu/cpu0/cache`; without them, 32 KiB and 512 KiB.
 """
 from __future__ import annotations
 
@@ -81,12 +83,15 @@ def cache_tile_sizes(steps: AccessSteps, order: tuple[int, ...], scop: Scop,
 def _reuse_fits(steps: AccessSteps, order: tuple[int, ...], sizes: list[int], element: dict[str, int],
                 caches: Caches) -> bool:
     arrays = set(steps.arrays)
+
+    def touched(names, members) -> int:
+        return sum(element.get(a, 8) * math.prod(sizes[m] for m in steps.moving(a) & members) for a in names)
+
+    if touched(arrays, set(order)) > caches.l2_bytes // 2:
+        return False
     for position, member in enumerate(order[:-1]):
-        inner = set(order[position + 1:])
         reused = [a for a in arrays if member not in steps.moving(a)]
-        touched = sum(element.get(a, 8) * math.prod(sizes[m] for m in steps.moving(a) & inner) for a in reused)
-        limit = caches.l1_bytes if position == len(order) - 2 else caches.l2_bytes
-        if touched > limit // 2:
+        if touched(reused, set(order[position + 1:])) > caches.l1_bytes // 2:
             return False
     return True
 
