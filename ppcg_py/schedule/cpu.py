@@ -6,7 +6,12 @@ live-range reordering included); there is no host/kernel split. With `--tile`,
 every permutable band of more than one member is tiled (sizes as for CUDA:
 `-S`, `--tile-sizes`, `--sizes` with `kernel[i]` the i-th tiled band in tree
 order, counted over the SCoPs of the file as CUDA counts its kernels, so that one
-sizes file names every band of a file: `--dump-sizes`, `--sizes-file`, `--autotune`). With `--openmp`, the outermost coincident member of each band that is
+sizes file names every band of a file: `--dump-sizes`, `--sizes-file`,
+`--autotune`; without any of them, from the caches: cache_sizes.py). Its point
+loops are reordered so that the innermost is parallel and unit-stride
+(point_order.py), marked `omp_simdN` where that is safe, and distributed over the
+statements under it where that takes one out of a loop (distribute.py). With
+`--openmp`, the outermost coincident member of each band that is
 not already inside a parallel loop becomes a band of its own under a mark
 `omp_parallelN`: the loop that gets `#pragma omp parallel for` (or `omp for`
 inside the parallel region the printer makes of a serial loop around it:
