@@ -74,7 +74,13 @@ def test_a_launch_stays_in_one_place():
     assert text.count("// kernel0") == 1, text
 
 
-@pytest.mark.parametrize("launches", [True, False], ids=["below a kernel mark", "without launches"])
+GROUPED_IN_KERNELS = ("ast_build_group_coscheduled stays on inside kernels: turned off there, it gave "
+                      "fuzz 2511:475 a loop bound that ran for ever (regression kernel_bound_without_grouping)")
+
+
+@pytest.mark.parametrize("launches", [pytest.param(True, marks=pytest.mark.xfail(reason=GROUPED_IN_KERNELS,
+                                                                                  strict=True)), False],
+                         ids=["below a kernel mark", "without launches"])
 def test_statement_at_one_inner_value_is_printed_before_the_loop(launches):
     text = _printed(SCALE_THEN_UPDATE, launches)
     bodies = innermost_loop_bodies(text)
@@ -150,6 +156,7 @@ def _generated(cfg: VerifyConfig, out_dir: Path) -> str:
     return generated_files(cfg.source, out_dir)[1].read_text()
 
 
+@pytest.mark.xfail(reason=GROUPED_IN_KERNELS, strict=True)
 def test_gemm_kernel_updates_without_a_guard_in_its_innermost_loop(tmp_path):
     text = _generated(kernel_config("gemm"), tmp_path)
     bodies = innermost_loop_bodies(text)

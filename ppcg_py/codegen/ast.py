@@ -140,14 +140,16 @@ def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, b
     the loops named from `scheduled.names`, and the callbacks run under a guard (an
     exception inside an isl callback corrupts the heap: it is raised again here).
 
-    `launches`: the tree's marks are kernel launches. Above them isl must keep the
-    instances that share the outer loop values in one place (ast_build_group_coscheduled):
-    a launch runs every instance of its kernel at its host values, so a mark generated
-    twice for the same values runs them twice (regression
-    `coscheduled_statements_launched_twice`). Below a mark, and everywhere in code without
-    launches, the option is off, as in PPCG: grouped, a statement that runs at one value
-    of an inner loop (syrk's and gemm's `C[i][j] *= beta`, at k = 0) is printed inside
-    that loop under a guard, where isl otherwise places it before the loop."""
+    isl keeps the instances that share the outer loop values in one place
+    (ast_build_group_coscheduled): a launch runs every instance of its kernel at its host
+    values, so a kernel mark generated twice for the same values runs them twice
+    (regression `coscheduled_statements_launched_twice`). PPCG leaves the option off
+    below the marks, where grouping prints a statement that runs at one value of an
+    inner loop (gemm's `C[i][j] *= beta`, at k = 0) inside that loop under a guard;
+    turning it off inside kernels gave fuzz 2511:475 a loop bound that ran for ever
+    (regression `kernel_bound_without_grouping`), so it stays on for the whole build of
+    code with launches until that is understood. Code without launches (the C target)
+    builds with it off, as PPCG."""
     scop = scheduled.scop
     guard = CallbackGuard()
     build = isl.AstBuild.from_context(scop.context)
@@ -155,8 +157,6 @@ def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, b
     handles = []
     build, handle = build.set_at_each_domain(guard.wrap(at_domain, lambda node, _b: node))
     handles.append(handle)
-    if launches:
-        before_mark, after_mark = _grouped_outside_marks(scop.ctx, before_mark, after_mark)
     if before_mark is not None:
         build, handle = build.set_before_each_mark(guard.wrap(before_mark, lambda _id, _b: None))
         handles.append(handle)
@@ -175,22 +175,6 @@ def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, b
     guard.reraise()
     del handles
     return root
-
-
-def _grouped_outside_marks(ctx: isl.Context, before_mark, after_mark):
-    """The mark callbacks, extended to turn ast_build_group_coscheduled off while isl
-    generates a mark's subtree and on again after it. isl reads the option each time it
-    splits a level into components, so it applies to the levels generated meanwhile;
-    kernel marks do not nest."""
-    def before(mark: isl.Id, build: isl.AstBuild) -> None:
-        ctx.set_ast_build_group_coscheduled(0)
-        if before_mark is not None:
-            before_mark(mark, build)
-
-    def after(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
-        ctx.set_ast_build_group_coscheduled(1)
-        return node if after_mark is None else after_mark(node, build)
-    return before, after
 
 
 class _AstBuilder:
