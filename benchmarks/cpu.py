@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT))
 from polybench.kernels import DATASETS, dataset_macro  # noqa: E402
 from polybench.machine import Machine, describe_machine  # noqa: E402
 from polybench.pipeline import first_error_line, parse_time  # noqa: E402
-from polybench.suite import Benchmark, SelectionError, discover, project_suite, select  # noqa: E402
+from polybench.suite import Benchmark, SelectionError, chosen  # noqa: E402
 from ppcg_py.verify.c_target import generated_c_file  # noqa: E402
 from ppcg_py.verify.dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for  # noqa: E402
 from ppcg_py.verify.harness import DUMP_DEFINE, FULL_PRECISION_DEFINE, VerifyConfig, run_ppcg  # noqa: E402
@@ -697,8 +697,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         return 2
 
     try:
-        suite = discover(args.polybench_root) if args.polybench_root else project_suite()
-        benchmarks = select(suite, args.kernels)
+        benchmarks = chosen(args.polybench_root, args.kernels)
         tools = [parse_tool(spec) for spec in args.tool]
     except (FileNotFoundError, SelectionError, TemplateError) as exc:
         return usage_error(str(exc))

@@ -42,7 +42,7 @@ from .report import (
     write_csv,
     write_markdown,
 )
-from .suite import Benchmark, SelectionError, discover, project_suite, select
+from .suite import Benchmark, SelectionError, chosen
 
 __all__ = ["main", "parse_args"]
 
@@ -217,8 +217,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         return 2
 
     try:
-        suite = discover(args.polybench_root) if args.polybench_root else project_suite()
-        benchmarks = select(suite, args.kernels)
+        benchmarks = chosen(args.polybench_root, args.kernels)
     except (FileNotFoundError, SelectionError) as exc:
         return usage_error(str(exc))
     if not benchmarks:

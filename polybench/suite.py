@@ -114,3 +114,9 @@ def select(benchmarks: Sequence[Benchmark], spec: str | Iterable[str]) -> list[B
             f"categories: {', '.join(categories)})"
         )
     return [b for b in benchmarks if any(b.name == w or _matches_category(b, w) for w in words)]
+
+
+def chosen(root: str | Path | None, spec: str | Iterable[str]) -> list[Benchmark]:
+    """The kernels `spec` names, from the suite under `root` (a PolyBench checkout) or
+    the project's own; what `--polybench-root` and `--kernels` select in every script."""
+    return select(discover(root) if root else project_suite(), spec)
