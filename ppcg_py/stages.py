@@ -104,7 +104,26 @@ def extract(c: Compilation, run: StageRun) -> Compilation:
                                   context=options.context, assume_nonneg=options.assume_nonneg)
     if not program.scops:
         run.diagnostics.warn("no #pragma scop region found; the host file is a copy of the input", c.path)
+    _warn_external_calls(program.scops, run.diagnostics)
     return replace(c, program=program)
+
+
+def _warn_external_calls(scops, diagnostics: Diagnostics) -> None:
+    """One warning per function the file only declares (extract/external.py): what its
+    calls are assumed to do."""
+    warned: set[str] = set()
+    for scop in scops:
+        for name, line, col, pure in scop.external_calls:
+            if name in warned:
+                continue
+            warned.add(name)
+            what = ("declared pure: its calls are assumed to read their arguments (and what their pointers "
+                    "reach) and nothing else" if pure else
+                    "its calls are assumed to read (through a non-const pointer, also write) all that their "
+                    "pointer arguments reach, the file's globals the SCoP uses, and state of their own, in the "
+                    "order written")
+            diagnostics.warn(f"'{name}' has no body in this file; {what}; on a GPU target they run on the host",
+                             scop.file, line, col or 1)
 
 
 def dump_extract(c: Compilation) -> str:
@@ -207,8 +226,16 @@ def _placement(group) -> str:
 
 
 def _report(plans) -> None:
-    """What was mapped where (-v): per kernel, its mapping and each reference group's memory."""
+    """What was mapped where (-v): per kernel, its mapping and each reference group's memory;
+    the statements that run on the host between kernels, and why."""
     for scheduled, plan in plans:
+        for stmt in scheduled.scop.statements:
+            if stmt.calls and stmt.name in scheduled.host_statements and stmt.name not in scheduled.ends.statements:
+                copies = sorted({s.device.array.name for s in plan.syncs if stmt.name in s.statements})
+                print(f"ppcg-py: {stmt.name} (line {stmt.line}) runs on the host between kernels: it calls "
+                      f"{', '.join(repr(c) for c in stmt.calls)}, which the device does not have"
+                      + (f"; copied back and forth around it: {', '.join(copies)}" if copies else ""),
+                      file=sys.stderr)
         for kernel in scheduled.kernels:
             kmem, ks = plan.kernel(kernel.name), kernel.sizes
             mapping = (f"tile {list(ks.tile)}, blocks {list(kernel.block_ids)} grid {list(ks.grid)}, "

@@ -39,10 +39,11 @@ FILES = sorted(CORPUS.glob("*.c"))
 BOM = b"\xef\xbb\xbf"
 _EXPECT = re.compile(r"^//\s*expect:\s*(?P<line>\d+):(?P<col>\d+):\s*(?P<fragment>.+?)\s*$")
 _ARGS = re.compile(r"^//\s*args:\s*(?P<args>.*?)\s*$")
+_LINK = re.compile(r"^//\s*link:\s*(?P<files>.*?)\s*$")
 _SCOP_START = re.compile(rb"#\s*pragma\s+scop\b|_Pragma\s*\(\s*\"scop\"\s*\)|^\s*SCOP\s*$")
 _SCOP_END = re.compile(rb"#\s*pragma\s+endscop\b|_Pragma\s*\(\s*\"endscop\"\s*\)|^\s*ENDSCOP\s*$")
 # the programs also checked with the C target and on OpenCL
-ALL_TARGETS = ("dd_", "struct_", "pencil_", "local_array_")
+ALL_TARGETS = ("dd_", "struct_", "pencil_", "local_array_", "ext_")
 # the forms of a file (rather than of its C): also checked with the C target
 FILE_FORMS = ("latin1", "bom", "crlf", "line_directive", "pragma_operator", "form_feed")
 
@@ -61,6 +62,17 @@ def header(path: Path) -> tuple[tuple[str, ...], Expectation | None]:
     return args, expected
 
 
+def linked(path: Path) -> tuple[str, ...]:
+    """The C files (`// link: lib/x.c`, beside the program) that define the functions it
+    only declares: linked with both the original and the output."""
+    for text in path.read_bytes().removeprefix(BOM).decode("latin-1").splitlines():
+        if not text.startswith("//"):
+            break
+        if m := _LINK.match(text):
+            return tuple(str(path.parent / f) for f in m.group("files").split())
+    return ()
+
+
 ACCEPTED = [p for p in FILES if header(p)[1] is None]
 REJECTED = [p for p in FILES if header(p)[1] is not None]
 
@@ -76,13 +88,16 @@ def test_corpus_covers_the_points():
 @pytest.mark.parametrize("path", ACCEPTED, ids=[p.stem for p in ACCEPTED])
 def test_program_verifies(path, tmp_path):
     args, _ = header(path)
-    report = verify(VerifyConfig(source=path, ppcg_args=args), tmp_path / "cuda")
+    extra = linked(path)
+    report = verify(VerifyConfig(source=path, ppcg_args=args, extra_c_sources=extra), tmp_path / "cuda")
     assert report.ok, report.summary()
     if any(form in path.stem for form in FILE_FORMS) or path.stem.startswith(("call_",) + ALL_TARGETS):
-        report = verify(VerifyConfig(source=path, ppcg_args=args, target="c", threads=(1, 2)), tmp_path / "c")
+        report = verify(VerifyConfig(source=path, ppcg_args=args, target="c", threads=(1, 2),
+                                     extra_c_sources=extra), tmp_path / "c")
         assert report.ok, report.summary()
     if path.stem.startswith(ALL_TARGETS):   # source C in kernels, struct types, host calls: OpenCL too
-        report = verify(VerifyConfig(source=path, ppcg_args=args, target="opencl"), tmp_path / "opencl")
+        report = verify(VerifyConfig(source=path, ppcg_args=args, target="opencl", extra_c_sources=extra),
+                        tmp_path / "opencl")
         assert report.ok, report.summary()
 
 

@@ -163,9 +163,13 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     scop = scheduled.scop
     extents = array_extents(scheduled)
     nonempty = runs_where(scop)
-    transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], scheduled.names.device, nonempty,
-                                                   scalars_by_pointer and not dev.array.local, to_device=way)
+    transfers = {(dev.array.name, way, None): _transfer(dev, extents[dev.array.name], scheduled.names.device,
+                                                         nonempty, scalars_by_pointer and not dev.array.local,
+                                                         to_device=way)
                  for dev in memory.arrays for way in (True, False)}
+    transfers.update({(s.device.array.name, s.to_device, s.name): _transfer(
+        s.device, extents[s.device.array.name], scheduled.names.device, nonempty,
+        scalars_by_pointer and not s.device.array.local, to_device=s.to_device) for s in memory.syncs})
     calls = _Calls(ast, extents, transfers, _by_pointer(scheduled, scalars_by_pointer) | local_array_names(scop))
     kernels: list[_KernelText] = []
     variants: dict[str, list[tuple[list[str], str]]] = {}
@@ -218,7 +222,7 @@ def _host_locals(scheduled: ScheduledScop) -> list[Array]:
     """The variables declared in the SCoP that host code uses (its serial head or tail,
     or a host statement): the host declares them."""
     used = {a.array for s in scheduled.scop.statements if s.name in scheduled.host_statements for a in s.accesses}
-    return [a for a in scheduled.scop.arrays if a.local and a.name in used]
+    return [a for a in scheduled.scop.arrays if a.local and not a.hidden and a.name in used]
 
 
 def local_declarations(arrays: Sequence[Array], extents: dict[str, list[c_ast.Node]]) -> tuple[list[str], list[str]]:
@@ -264,7 +268,7 @@ class _Calls:
     """The C statements of each user node of a SCoP's AST."""
 
     def __init__(self, ast: ScopAst, extents: dict[str, list[c_ast.Node]],
-                 transfers: dict[tuple[str, bool], list[c_ast.Node]], by_pointer: frozenset[str]) -> None:
+                 transfers: dict[tuple[str, bool, str | None], list[c_ast.Node]], by_pointer: frozenset[str]) -> None:
         self.ast, self.extents, self.transfers = ast, extents, transfers
         self.by_pointer = by_pointer
         self.bodies = {s.name: s.body for s in ast.scop.statements}
@@ -281,7 +285,7 @@ class _Calls:
             return owned(call.owned, loops,
                           c_ast.Assignment("=", self._element(call.target), self._element(call.source)))
         if isinstance(call, TransferCall):
-            return self.transfers[(call.array, call.to_device)]
+            return self.transfers[(call.array, call.to_device, call.sync)]
         return [call_node("__syncthreads")]
 
     def _element(self, ref: Subscript, indices: list[c_ast.Node] | None = None) -> c_ast.Node:

@@ -80,6 +80,7 @@ class SyncCall:
 class TransferCall:
     array: str
     to_device: bool
+    sync: str | None = None     # a copy around a host statement between kernels (memory/host_syncs.py)
 
 
 Call = StatementCall | CopyCall | SyncCall | TransferCall
@@ -191,6 +192,7 @@ class _AstBuilder:
                     self.copies[copy_statement(kmem.kernel, g, read=False)] = (g, False)
         self.transfers = {transfer_statement(d.array.name, to_device=way): TransferCall(d.array.name, way)
                           for d in memory.arrays for way in (True, False)}
+        self.transfers.update({s.name: TransferCall(s.device.array.name, s.to_device, s.name) for s in memory.syncs})
         self.kernel: KernelMemory | None = None
         self.result: ScopAst | None = None
 

@@ -141,7 +141,7 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
 
     printer = AstPrinter(user, on_mark)
     code = c_lines(with_parallel_regions(printer.statements(ast.root), parallel_pragmas), indent + "    ")
-    declared, freed = local_declarations([a for a in scop.arrays if a.local], extents)
+    declared, freed = local_declarations([a for a in scop.arrays if a.local and not a.hidden], extents)
     local = [indent + "  " + line for line in declared]
     freeing = [indent + "  " + line for line in freed]
     guard = scop_guard(scop, runs_where(scop))

@@ -100,9 +100,12 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     nonempty = runs_where(scop)
     state = prefix + _free_name("ocl", {dev.array.name for dev in memory.arrays})
     queue = c_ast.StructRef(c_ast.ID(state), ".", c_ast.ID("queue"))
-    transfers = {(dev.array.name, way): _transfer(dev, extents[dev.array.name], prefix, nonempty, queue,
-                                                   to_device=way)
+    transfers = {(dev.array.name, way, None): _transfer(dev, extents[dev.array.name], prefix, nonempty, queue,
+                                                         to_device=way)
                  for dev in memory.arrays for way in (True, False)}
+    transfers.update({(s.device.array.name, s.to_device, s.name): _transfer(
+        s.device, extents[s.device.array.name], prefix, nonempty, queue, to_device=s.to_device)
+        for s in memory.syncs})
     host_calls = _Calls(ast, extents, transfers, local_array_names(scop))
     kernel_calls = _KernelCalls(ast, extents, transfers, frozenset())
     kernels: list[dict] = []

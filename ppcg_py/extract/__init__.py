@@ -32,7 +32,7 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
     """Every SCoP of `path`, in source order."""
     ast = parse(preprocess(path, include_dirs, defines), path)
     typedefs = collect_typedefs(ast)
-    functions = FileFunctions.of(ast, find_summaries(path, ast))
+    functions = FileFunctions.of(ast, find_summaries(path, ast), path)
     structs = StructTable(ast, typedefs)
     scops = tuple(ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions, structs).build()
                   for region in find_regions(ast, path))

@@ -13,6 +13,7 @@ from pycparser import c_ast
 from ..diagnostics import CompileError
 from .affine import AFFINE_CALLS
 from .c_walk import replaced
+from .external import PointerArgument
 from .model import Reference
 from .normalize import Marker
 
@@ -41,7 +42,8 @@ def statement_accesses(stmt: c_ast.Node, kind_of) -> list[RawAccess]:
     """The references of one statement, in source order (the write first).
 
     `kind_of(name)` classifies an identifier as 'iterator', 'param', 'scalar'
-    (read-only, passed by value), 'cell' (written scalar), 'array' or None.
+    (read-only, passed by value), 'cell' (written scalar), 'array' or None, and
+    the callee of a call as 'external' when the file only declares it.
     """
     if isinstance(stmt, c_ast.Assignment):
         if stmt.op not in ASSIGN_OPS:
@@ -51,6 +53,8 @@ def statement_accesses(stmt: c_ast.Node, kind_of) -> list[RawAccess]:
     if isinstance(stmt, c_ast.UnaryOp) and stmt.op in ("p++", "p--", "++", "--"):
         return _lvalue(stmt.expr, kind_of, read_too=True)
     if isinstance(stmt, c_ast.FuncCall):
+        if kind_of(_callee(stmt)) == "external":   # a declared-only function (external.py)
+            return _reads(stmt, kind_of)
         raise CompileError.at(stmt.coord, f"{_call_words(stmt)} as a statement (only assignments and "
                               "calls to functions defined in this file are allowed in a SCoP)")
     raise CompileError.at(getattr(stmt, "coord", None),
@@ -127,8 +131,8 @@ def _lvalue(node: c_ast.Node, kind_of, *, read_too: bool) -> list[RawAccess]:
 def _reads(node: c_ast.Node | None, kind_of, *, subscript: bool = False) -> list[RawAccess]:
     """The references read by an expression. In a subscript (`subscript=True`),
     min/max/floord/ceild are allowed too: the subscript is reprinted from isl."""
-    if node is None or isinstance(node, c_ast.Constant):
-        return []
+    if node is None or isinstance(node, (c_ast.Constant, PointerArgument)):
+        return []     # a pointer argument's accesses are the call's (external.py)
     if isinstance(node, c_ast.ID):
         kind = kind_of(node.name)
         if kind == "cell":
@@ -145,6 +149,8 @@ def _reads(node: c_ast.Node | None, kind_of, *, subscript: bool = False) -> list
                                                               for a in _reads(s, kind_of, subscript=True)]
     if isinstance(node, c_ast.FuncCall):
         name = _callee(node)
+        if name and not subscript and kind_of(name) == "external":
+            return [a for arg in (node.args.exprs if node.args else []) for a in _reads(arg, kind_of)]
         if name not in PURE_FUNCTIONS and not (subscript and name in AFFINE_CALLS):
             raise CompileError.at(node.coord, f"{_call_words(node)}, which may have side effects "
                                   "(only pure math functions and functions defined in this file "

@@ -25,6 +25,8 @@ from .affine import AffineSpace, NotAffine
 from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
 from .c_walk import NameScan, all_names, nodes_of, operand_ids, replaced
+from .external import (CALL_STATE, ExternalFunction, MemoryArgument, external_calls, memory_arguments,
+                       undeclared_callees, unwrapped)
 from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import Liveness
 from .local_arrays import expanded, expansion
@@ -75,6 +77,9 @@ class ScopBuilder:
         self._after: dict[str, bool] = {}                  # name -> whether code after the SCoP may read it
         self._liveness = Liveness(region)
         self._summary = None   # while a summarised call's summary is built: its accesses (summaries.py)
+        self._calls_have_state = False   # a statement calls a declared-only function that is not pure
+        self.external = dict(functions.external) if functions is not None else {}   # declared-only functions
+        self._globals = functions.globals if functions is not None else {}
         with self.source_names():
             items = region.items
             if structs is not None and functions is not None:   # `f(&rec[i].x)`: an element of a field array
@@ -221,7 +226,23 @@ class ScopBuilder:
         kind = self.kinds.get(name)
         if kind == "loopvar":
             return "outside-loopvar"
+        if kind is None and name in self.external:
+            return "external"
         return kind
+
+    def _external_calls(self, node: c_ast.Node) -> tuple[list[c_ast.FuncCall], list[MemoryArgument]]:
+        """The calls of `node` to functions the file only declares, and what they reach
+        through their pointer arguments (those are wrapped: external.py). A function
+        no declaration names is one too: the declarations of system headers are not
+        parsed (preprocess.py), and the compilers that build the output see them."""
+        for name in undeclared_callees(node, self.kinds):
+            self.external.setdefault(name, ExternalFunction(name, None))
+        calls = external_calls(node, self.external)
+        return calls, memory_arguments(calls, self.external, self._rank_of)
+
+    def _rank_of(self, name: str) -> int | None:
+        """The dimensions of a variable the SCoP's statements access (None: a value)."""
+        return len(self.types[name].dims) if self.kinds.get(name) in ("array", "cell") else None
 
     # -- walk -------------------------------------------------------------
     def build(self) -> Scop:
@@ -240,6 +261,8 @@ class ScopBuilder:
         if self.kills:
             schedule = schedule.intersect_domain(_union(s.domain for s in self.statements))
         arrays = self._arrays() + self._local_arrays() + local_arrays
+        if self._calls_have_state:
+            arrays += (Array(CALL_STATE, "int", (), (), is_scalar=True, local=True, live_after=False, hidden=True),)
         struct_variables, struct_types = self.fields.struct_variables(arrays)
         return Scop(
             ctx=self.ctx, file=self.path, function=self.region.function,
@@ -251,7 +274,16 @@ class ScopBuilder:
             statements=tuple(self.statements), schedule=schedule,
             used_names=frozenset(all_names(self.region.function_node)) | frozenset(self.locals),
             kills=tuple(self.kills), schedule_with_kills=with_kills if self.kills else None,
+            external_calls=self._first_calls(),
         )
+
+    def _first_calls(self) -> tuple[tuple[str, int, int, bool], ...]:
+        first: dict[str, tuple[str, int, int, bool]] = {}
+        for stmt in self.statements:
+            for name in stmt.calls:
+                if name in self.external and name not in first:
+                    first[name] = (name, stmt.line, stmt.col, self.external[name].pure)
+        return tuple(first.values())
 
     def _block(self, items, env: _Env) -> isl.Schedule | None:
         result = None
@@ -451,17 +483,25 @@ class ScopBuilder:
                 exits.add(name)
                 return "param"    # no memory: a function of the outer iterators and parameters
             return kind
-        return self._new_statement(node, statement_accesses(node, kind_of), env, exits, must=True)
+        calls, reached = self._external_calls(node)
+        return self._new_statement(node, statement_accesses(node, kind_of), env, exits, must=True,
+                                   calls=calls, reached=reached)
 
     def _new_statement(self, node: c_ast.Node, raw: list[RawAccess], env: _Env, exits: set[str], *,
-                       must: bool) -> isl.Schedule:
+                       must: bool, calls: list[c_ast.FuncCall] = (),
+                       reached: list[MemoryArgument] = ()) -> isl.Schedule:
         """The statement of `node` with the references `raw` (its writes may-writes
-        unless `must`), and each iterator of `exits` replaced by its known value."""
+        unless `must`), and each iterator of `exits` replaced by its known value.
+        `calls`: its calls to declared-only functions, `reached` what they may reach
+        through their pointer arguments (external.py)."""
         name = f"S_{len(self.statements)}"
         domain = env.domain.set_tuple_name(name)
         tags = [f"ref_{self._n_references + k}" for k in range(len(raw))]
         self._n_references += len(raw)
         accesses = [self._access(a, tag, env, domain, must) for a, tag in zip(raw, tags)]
+        if calls:
+            accesses += self._call_accesses(calls, reached, env, domain)
+            node = unwrapped(node)
         resolve_casts(node, self.typedefs)
         use_float_math(node, lambda n: self._arithmetic_kind(env, n), self._cast_kind)
         pairs = [(a.ref, tag) for a, tag in zip(raw, tags)]
@@ -475,10 +515,62 @@ class ScopBuilder:
         if exits:
             node = _with_values(node, values)
         coord = node.coord
+        callees = tuple(dict.fromkeys(c.name.name for c in calls))
         self.statements.append(Statement(name, domain, env.iterators, tuple(accesses), node,
-                                         coord.line if coord else 0, coord.column if coord else 0, self._label))
+                                         coord.line if coord else 0, coord.column if coord else 0, self._label,
+                                         calls=callees))
         self._label = None
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _call_accesses(self, calls: list[c_ast.FuncCall], reached: list[MemoryArgument], env: _Env,
+                       domain: isl.Set) -> list[Access]:
+        """What calls to declared-only functions may access (external.py): the memory
+        their pointer arguments reach, the file's globals the SCoP uses, and the state
+        hidden behind the functions, unless they are all pure."""
+        pure = all(self.external[c.name.name].pure for c in calls)
+        found: list[tuple[str, isl.Map, bool]] = []
+        for arg in reached:
+            if arg.element is not None:
+                raw = RawAccess(arg.array, arg.element, True, False, arg.coord)
+                relation = self._access(raw, "ref_call", env, domain).index
+            else:
+                relation = self._whole_array(arg.array, env, domain, arg.coord)
+            found.append((arg.array, relation, arg.written and not pure))
+        if not pure:
+            for name in sorted(self._file_globals()):
+                found.append((name, self._whole_array(name, env, domain, calls[0].coord), True))
+            state = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0)).set_tuple_name(CALL_STATE)
+            found.append((CALL_STATE, isl.Map.from_domain_and_range(domain, state.align_params(domain.get_space())),
+                          True))
+            self._calls_have_state = True
+        accesses = []
+        for array, relation, written in found:
+            tag = f"ref_{self._n_references}"
+            self._n_references += 1
+            accesses.append(Access(array, relation, True, written, tag, must=array == CALL_STATE))
+        return accesses
+
+    def _file_globals(self) -> set[str]:
+        """The variables of the file's scope that the SCoP uses as memory."""
+        return {name for name, kind in self.kinds.items() if kind in ("array", "cell")
+                and name in self._globals and self.region.symbols.get(name) is self._globals[name]}
+
+    def _whole_array(self, name: str, env: _Env, domain: isl.Set, coord) -> isl.Map:
+        """{ S[i..] -> A[a..] }: every element of `name` (a scalar: itself)."""
+        vt = self.types[name]
+        if vt.dims and name in self.locals:
+            raise CompileError.at(coord, f"array '{name}', declared in the SCoP, passed to a function the file "
+                                  "only declares (declare it before #pragma scop)")
+        if any(dim is None for dim in vt.dims):
+            raise CompileError.at(coord, f"a call to a function the file only declares may access all of "
+                                  f"array '{name}', which has no declared size (declare its size)")
+        relation = isl.Map.from_domain_and_range(
+            domain, isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=list(self.params))))
+        raw = RawAccess(name, (), True, True, c_ast.ID(name, coord))
+        for k in range(len(vt.dims)):
+            part = self._whole_dimension(raw, vt, k, env, None)
+            relation = relation.flat_range_product(part.set_tuple_name(isl.dim_type.in_, domain.get_tuple_name()))
+        return relation.set_tuple_name(isl.dim_type.out, name).intersect_domain(domain)
 
     def _dynamic(self, node: c_ast.Node, env: _Env, cause: NotAffine | None = None) -> isl.Schedule:
         """Control that depends on data, as one statement (pet's encapsulated dynamic
@@ -513,9 +605,10 @@ class ScopBuilder:
                 exits.add(name)
                 return "param"
             return kind
+        calls, reached = self._external_calls(node)
         raw = construct_accesses(node, kind_of)
         body = self._declaring(node, own)
-        return self._new_statement(body, raw, here, exits, must=False)
+        return self._new_statement(body, raw, here, exits, must=False, calls=calls, reached=reached)
 
     def _declaring(self, node: c_ast.Node, own: _Own) -> c_ast.Node:
         """`node` with its locals declared where they start (their markers), and in a

@@ -72,7 +72,8 @@ class NameScan(OperandVisitor):
         self.generic_visit(node)
 
     def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
-        if node.op in ("p++", "p--", "++", "--") and isinstance(node.expr, c_ast.ID):
+        # `&s` is an argument of a call that may write s (a summarised or declared-only function)
+        if node.op in ("p++", "p--", "++", "--", "&") and isinstance(node.expr, c_ast.ID):
             self.written.add(node.expr.name)
         self.generic_visit(node)
 

@@ -38,6 +38,7 @@ from .accesses import PURE_FUNCTIONS
 from .affine import AFFINE_CALLS
 from .c_types import TypeError_, VarType, resolve
 from .c_walk import all_names, nodes_of
+from .external import ExternalFunction, external_functions
 from .regions import Region
 from .summaries import DEF, USE, Summary, SummaryCall, marked
 
@@ -55,13 +56,16 @@ class FileFunctions:
     globals: dict[str, c_ast.Decl]
     names: frozenset[str]
     summaries: dict[str, Summary] = field(default_factory=dict)   # PENCIL's (summaries.py)
+    external: dict[str, ExternalFunction] = field(default_factory=dict)   # declared only (external.py)
 
     @classmethod
-    def of(cls, ast: c_ast.FileAST, summaries: dict[str, Summary] | None = None) -> FileFunctions:
+    def of(cls, ast: c_ast.FileAST, summaries: dict[str, Summary] | None = None, path: str = "") -> FileFunctions:
         definitions = {ext.decl.name: ext for ext in ast.ext if isinstance(ext, c_ast.FuncDef)}
         globals_ = {ext.name: ext for ext in ast.ext
                     if isinstance(ext, c_ast.Decl) and ext.name and not isinstance(ext.type, c_ast.FuncDecl)}
-        return cls(definitions, globals_, frozenset(all_names(ast)), dict(summaries or {}))
+        summaries = dict(summaries or {})
+        external = external_functions(ast, path, frozenset(summaries) | _KEPT_BY_NAME | {USE, DEF})
+        return cls(definitions, globals_, frozenset(all_names(ast)), summaries, external)
 
 
 @dataclass(frozen=True)

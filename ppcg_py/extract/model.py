@@ -47,6 +47,9 @@ class Array:
     live_after: bool = True
     # A field array: one member of a struct variable (which memory holds, not this array).
     member: Member | None = None
+    # In the model only, never printed: the state behind calls to declared-only
+    # functions (extract/external.py), which orders the calls among themselves.
+    hidden: bool = False
 
     @property
     def rank(self) -> int:
@@ -176,6 +179,9 @@ class Scop:
     schedule_with_kills: isl.Schedule | None = None   # the original order, kills included
     struct_variables: tuple[StructVariable, ...] = ()
     struct_types: tuple[StructType, ...] = ()        # innermost first
+    # the functions the file only declares that statements call: (name, line, column
+    # of the first call, whether declared pure), extract/external.py
+    external_calls: tuple[tuple[str, int, int, bool], ...] = ()
 
     def member(self, name: str) -> Member | None:
         """Where field array `name` lives (None for any other array)."""

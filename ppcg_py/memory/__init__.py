@@ -6,10 +6,11 @@ from dataclasses import replace
 from ..options import Options
 from ..schedule import ScheduledScop
 from .groups import ArrayGroup, KernelMemory, plan_kernel
+from .host_syncs import HostSync, plan_host_syncs, with_host_syncs
 from .transfers import DeviceArray, MemoryPlan, extent_set, plan_transfers
 from .tree import copy_statement, transfer_statement, with_copies
 
-__all__ = ["ArrayGroup", "DeviceArray", "KernelMemory", "MemoryPlan", "copy_statement", "extent_set",
+__all__ = ["ArrayGroup", "DeviceArray", "HostSync", "KernelMemory", "MemoryPlan", "copy_statement", "extent_set",
            "plan_memory", "transfer_statement"]
 
 
@@ -23,11 +24,15 @@ def plan_memory(scheduled: ScheduledScop, options: Options) -> MemoryPlan:
     kernels = tuple(plan_kernel(scheduled.scop, k, options, scheduled.names, host) for k in scheduled.kernels)
     on_device = tuple(d for d in plan.arrays
                       if d.array.name not in host and not _in_threads_only(d.array.name, kernels))
-    schedule = with_copies(scheduled.final_schedule, scheduled.kernels, {m.kernel: m for m in kernels},
+    between = frozenset(s.name for s in scheduled.scop.statements if s.calls) - ends.statements
+    on_device, syncs = plan_host_syncs(scheduled.scop, scheduled.final_schedule, between, on_device)
+    # the syncs first: isl tells no domain below the extension nodes that the copies add
+    schedule = with_host_syncs(scheduled.final_schedule, syncs)
+    schedule = with_copies(schedule, scheduled.kernels, {m.kernel: m for m in kernels},
                            on_device, scheduled.names.iterator, ends.statements,
                            unroll_copy_shared=options.unroll_copy_shared,
                            unroll_gpu_tile=options.unroll_gpu_tile)
-    return replace(plan, arrays=on_device, kernels=kernels, schedule=schedule)
+    return replace(plan, arrays=on_device, kernels=kernels, schedule=schedule, syncs=syncs)
 
 
 def _in_threads_only(array: str, kernels: tuple[KernelMemory, ...]) -> bool:

@@ -363,7 +363,8 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
     if array.member is not None:   # its memory is the struct variable's
         return _global(group, "member of a struct")
     if any(not acc.exact or acc.is_write and not acc.must
-           for stmt in scop.statements for acc in stmt.accesses if acc.array == array.name):
+           for stmt in scop.statements if not stmt.calls     # a call's statement runs on the host
+           for acc in stmt.accesses if acc.array == array.name):
         # a copy would need the elements a may-write leaves alone, or an index isl cannot print
         return _global(group, "may-accesses (data-dependent control or subscripts)")
     relation = _relation(group)

@@ -49,6 +49,7 @@ class MemoryPlan:
     arrays: tuple[DeviceArray, ...]
     kernels: tuple = ()      # KernelMemory of each kernel
     schedule: isl.Schedule | None = None
+    syncs: tuple = ()        # HostSync: copies around host statements between kernels (host_syncs.py)
 
     def device_array(self, name: str) -> DeviceArray:
         for dev in self.arrays:
@@ -191,6 +192,11 @@ def _box_of(elements: isl.Set, extent: isl.Set) -> _Box:
     box = box.coalesce()
     bounds = tuple((box.dim_min(k).coalesce(), box.dim_max(k).coalesce()) for k in range(min(2, n)))
     return _Box(box, bounds)
+
+
+def whole_box(extent: isl.Set, array: Array) -> tuple[tuple[isl.PwAff, isl.PwAff], ...]:
+    """The bounds of every declared element of `array` (`extent`: extent_set's)."""
+    return _whole(extent, array).bounds
 
 
 def _whole(extent: isl.Set, array: Array) -> _Box:

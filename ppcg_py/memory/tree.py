@@ -100,9 +100,9 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
         after = [p for p in after if p is not None]
         target = _at_depth(kernel_mark(schedule.get_root(), kernel.name), kernel, level)
         if before:
-            target = target.graft_before(_graft(before))
+            target = target.graft_before(graft_pieces(before))
         if after:
-            target = target.graft_after(_graft(after))
+            target = target.graft_after(graft_pieces(after))
         schedule = target.get_schedule()
     return schedule
 
@@ -130,12 +130,12 @@ def _host_transfers(schedule: isl.Schedule, arrays: tuple[DeviceArray, ...],
     path_first, path_last = tree_position(first), tree_position(last)
     node = last
     if after:
-        node = node.graft_after(_graft(after))
+        node = node.graft_after(graft_pieces(after))
     if path_first != path_last:
         # the graft below the last child's filter leaves the path to the first one as it was
         node = node_at(node.get_schedule(), path_first)
     if before:
-        node = node.graft_before(_graft(before))
+        node = node.graft_before(graft_pieces(before))
     return node.get_schedule()
 
 
@@ -183,7 +183,14 @@ def _sync(kernel: Kernel, number: int, level: int) -> _Piece:
     return _Piece(isl.UnionMap.from_map(extension), isl.UnionSet.from_set(extension.range()))
 
 
-def _graft(pieces: list[_Piece]) -> isl.ScheduleNode:
+def piece_at(points: isl.Set, name: str) -> _Piece:
+    """A statement `name[]` that runs once at each of `points` (prefix schedule values)."""
+    target = isl.Set.read_from_str(points.get_ctx(), f"{{ {name}[] }}")
+    extension = isl.Map.from_domain_and_range(points, target.align_params(points.get_space()))
+    return _Piece(isl.UnionMap.from_map(extension), isl.UnionSet.from_set(target))
+
+
+def graft_pieces(pieces: list[_Piece]) -> isl.ScheduleNode:
     """An extension node adding `pieces`, run in this order, each copy over its band."""
     extension = pieces[0].extension
     for p in pieces[1:]:

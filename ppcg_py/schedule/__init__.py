@@ -115,13 +115,18 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
         host_only = frozenset(s.name for s in scop.statements if s.calls)
         schedule = absorb_loop_free(schedule, _every_dependence(deps), host_statements(scop) | host_only)
         schedule, ends = host_ends(schedule, host_only)
-        if host_only and not warned and _host_only_forced_all(scop, schedule, ends, host_only):
-            warned = True
-            first = min((s for s in scop.statements if s.calls), key=lambda s: (s.line, s.col))
-            diagnostics.warn(f"the call to '{first.calls[0]}' runs on the host (a function with a PENCIL "
-                             "summary has no device version) and the schedule puts it between parallel "
-                             "loops: the whole SCoP runs on the host", scop.file, first.line, first.col or 1)
-        host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements)
+        host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
+                                       host_only)
+        if kernels is None:     # a host-only statement the mapper could not keep out of a kernel
+            ends = HostEnds(head=frozenset(s.name for s in scop.statements))
+            if not warned:
+                warned = True
+                first = min((s for s in scop.statements if s.calls), key=lambda s: (s.line, s.col))
+                diagnostics.warn(f"the call to '{first.calls[0]}' runs on the host (the function has no "
+                                 "device version) and the schedule puts it in the same loop body as code "
+                                 "that would run on the GPU: the whole SCoP runs on the host",
+                                 scop.file, first.line, first.col or 1)
+            host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements)
         found = [privatize(scop, deps, k, reorderable - fixed) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
         if not unsafe and deps.reordering:
@@ -133,13 +138,6 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends)
 
 
-def _host_only_forced_all(scop: Scop, schedule: isl.Schedule, ends: HostEnds, host_only: frozenset[str]) -> bool:
-    """Whether the host-only statements alone made the whole SCoP run on the host."""
-    if len(ends.statements) < len(scop.statements) or ends.tail:
-        return False
-    return bool(host_ends(schedule)[1].statements != ends.statements)
-
-
 def _every_dependence(deps: Dependences) -> isl.UnionMap:
     """Every dependence between statement instances, the order dependences of the
     scalars included (what a statement moved into another launch must not cross)."""
@@ -148,18 +146,24 @@ def _every_dependence(deps: Dependences) -> isl.UnionMap:
 
 
 def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.UnionMap | None, names: Names,
-            first_kernel: int, ends: frozenset[str] = frozenset()) -> tuple[frozenset[str], isl.Schedule, list[Kernel]]:
+            first_kernel: int, ends: frozenset[str] = frozenset(), pinned: frozenset[str] = frozenset()
+            ) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
     """The statements left on the host, the tree with kernels marked, and the kernels.
-    `ends`: the SCoP's serial head and tail (host.py), which stay on the host.
+    `ends`: the SCoP's serial head and tail (host.py), which stay on the host;
+    `pinned`: statements that must run on the host wherever they are (they call a
+    function the device does not have). None for the kernels: the mapper could not
+    keep a pinned statement out of every kernel.
 
     A host statement that the schedule puts inside a kernel runs there; its
     scalars are then no host scalars, and the mapping is made again."""
     excluded: frozenset[str] = frozenset()
     while True:
-        host = host_statements(scop, excluded, ends)
-        mapper = KernelMapper(options, sizes, names, first_kernel, host)
+        host = host_statements(scop, excluded, ends) | pinned
+        mapper = KernelMapper(options, sizes, names, first_kernel, host, pinned - ends)
         final = mapper.run(schedule)
         launched = frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
+        if mapper.mixed or launched & pinned:
+            return host, final, None
         stranded = frozenset(s.name for s in scop.statements
                              if not s.domain.intersect_params(scop.context).is_empty()) - launched - host
         if stranded:    # never silently: such a statement would run on the host with device data

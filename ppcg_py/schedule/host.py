@@ -57,12 +57,10 @@ def host_ends(schedule: isl.Schedule, host_only: frozenset[str] = frozenset()) -
     schedule with an outermost set's serial children ordered after the others.
 
     `host_only`: statements that must run on the host (they call a function only the
-    host has, extract/summaries.py). A child that holds one counts as serial; where
-    one is left between kernels all the same, the whole SCoP runs on the host."""
-    schedule, ends = _host_ends(schedule, host_only)
-    if host_only - ends.statements:
-        return schedule, HostEnds(head=statement_names(schedule.get_domain()))
-    return schedule, ends
+    host has, extract/summaries.py and external.py). A child that holds one counts as
+    serial; one left between kernels runs there on the host, between copies of what
+    it touches back and forth (memory/transfers.py)."""
+    return _host_ends(schedule, host_only)
 
 
 def _host_ends(schedule: isl.Schedule, host_only: frozenset[str]) -> tuple[isl.Schedule, HostEnds]:
@@ -72,7 +70,7 @@ def _host_ends(schedule: isl.Schedule, host_only: frozenset[str]) -> tuple[isl.S
     top = root.child(0)
     kind = top.get_type()
     if kind not in (NT.sequence, NT.set):
-        if top.get_type() == NT.leaf or not _has_parallelism(top) or statement_names(top.get_domain()) & host_only:
+        if top.get_type() == NT.leaf or not _has_parallelism(top):
             return schedule, HostEnds(head=statement_names(top.get_domain()))   # nothing parallel: all host
         return schedule, HostEnds()
     filters = [filter_instances(top.child(k)) for k in range(top.n_children())]

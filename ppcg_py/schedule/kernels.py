@@ -63,11 +63,16 @@ class Kernel:
 
 class KernelMapper:
     def __init__(self, options: Options, sizes: isl.UnionMap | None, names: Names,
-                 first_kernel: int = 0, host: frozenset[str] = frozenset()) -> None:
+                 first_kernel: int = 0, host: frozenset[str] = frozenset(),
+                 pinned: frozenset[str] = frozenset()) -> None:
         self.options, self.sizes, self.names = options, sizes, names
         self.first = first_kernel
-        self.host = host                  # statements that may stay on the host (schedule/host.py)
+        self.host = host | pinned         # statements that may stay on the host (schedule/host.py)
+        # of those, the ones that must: they call a function only the host has. A subtree
+        # that holds one is never a kernel: its loops run on the host, kernels inside
+        self.pinned = pinned
         self.kernels: list[Kernel] = []
+        self.mixed = False                # a leaf held a pinned statement and a device one
 
     def run(self, schedule: isl.Schedule) -> isl.Schedule:
         return self.visit(schedule.get_root()).get_schedule()
@@ -77,7 +82,8 @@ class KernelMapper:
         if kind != NT.domain and self._on_host(node):
             return node     # what reaches the node: host statements only (or nothing)
         if kind in (NT.sequence, NT.set):
-            if not _has_parallelism(node) and not any(self._on_host(node.child(k)) for k in range(node.n_children())):
+            if not _has_parallelism(node) and not self._holds_pinned(node) \
+                    and not any(self._on_host(node.child(k)) for k in range(node.n_children())):
                 return self.single_thread_kernel(node)      # one launch for the whole serial part
             if kind == NT.sequence:
                 node = self._serial_runs_grouped(node)
@@ -85,8 +91,13 @@ class KernelMapper:
                 node = self.visit(node.child(k)).parent()
             return node
         if kind == NT.leaf:
+            if self._holds_pinned(node):
+                self.mixed = True           # no order between them to split the leaf by
+                return node
             return self.single_thread_kernel(node)
         if kind == NT.band:
+            if self._holds_pinned(node):    # a host loop (all its members), kernels inside
+                return self.visit(node.child(0)).parent()
             return self.band(node)
         if node.n_children() == 0:
             return node
@@ -100,13 +111,21 @@ class KernelMapper:
             domain = domain.intersect(node.filter_get_filter())
         return statement_names(domain) <= self.host
 
+    def _holds_pinned(self, node: isl.ScheduleNode) -> bool:
+        if not self.pinned:
+            return False
+        domain = node.get_domain()
+        if node.get_type() == NT.filter:
+            domain = domain.intersect(node.filter_get_filter())
+        return bool(statement_names(domain) & self.pinned)
+
     def _serial_runs_grouped(self, sequence: isl.ScheduleNode) -> isl.ScheduleNode:
         """The sequence with each run of consecutive children that have no parallelism
         (durbin's `sum = 0`, `sum += ...`, `beta = ...`, `alpha = ...`) moved under a
         sequence of its own, which becomes one single-thread kernel: one launch instead
         of one per statement. The order of the children does not change."""
         serial = [not _has_parallelism(sequence.child(k)) and not self._on_host(sequence.child(k))
-                  for k in range(sequence.n_children())]
+                  and not self._holds_pinned(sequence.child(k)) for k in range(sequence.n_children())]
         runs = _runs(serial)
         if not runs:
             return sequence
