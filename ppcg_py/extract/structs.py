@@ -182,21 +182,39 @@ class _Chain:
 
 
 def _chain(node: c_ast.Node) -> _Chain | None:
+    """The chain of a member access or an element. Through a pointer, `p->x` and
+    `(*p).x` are the element `p[0].x`, and `(p + i)->x` is `p[i].x` (pet's reading)."""
     steps: list[tuple[str, c_ast.Node]] = []
     while True:
         if isinstance(node, c_ast.ArrayRef):
             steps.append(("[]", node.subscript))
             node = node.name
         elif isinstance(node, c_ast.StructRef):
-            if node.type == "->":
-                raise CompileError.at(node.coord, "member access through a pointer ('->'): "
-                                      "index an array of structs instead")
             steps.append((".", node.field))
-            node = node.name
+            arrow, node = node.type == "->", node.name
+            if not arrow and isinstance(node, c_ast.UnaryOp) and node.op == "*":
+                arrow, node = True, node.expr
+            if arrow:
+                node, offset = _pointer_and_offset(node)
+                steps.append(("[]", offset))
         elif isinstance(node, c_ast.ID):
             return _Chain(node, steps[::-1])
         else:
             return None
+
+
+def _pointer_and_offset(node: c_ast.Node) -> tuple[c_ast.Node, c_ast.Node]:
+    """`p + i - 1` -> (p, i - 1), `p` -> (p, 0): the pointer of an address and its
+    element's index (the pointer written first)."""
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+        pointer, offset = _pointer_and_offset(node.left)
+        if isinstance(pointer, (c_ast.ID, c_ast.ArrayRef, c_ast.StructRef)):
+            if isinstance(offset, c_ast.Constant) and offset.value == "0":
+                offset = node.right if node.op == "+" else c_ast.UnaryOp("-", node.right, node.coord)
+            else:
+                offset = c_ast.BinaryOp(node.op, offset, node.right, node.coord)
+            return pointer, offset
+    return node, c_ast.Constant("int", "0", node.coord)
 
 
 @dataclass(frozen=True)
@@ -555,7 +573,21 @@ class FieldArrays:
                       if not any(ds for _, ds in path)}
             scalar_fields = {tuple(m for m, _ in a.member.path) for a in fields if a.rank == rank}
             complete = len(leaves) == len(self.table.leaves(vt.struct, vt.coord)) and leaves <= scalar_fields
-            array = Array(variable, device, fields[0].extents[:rank], fields[0].extent_known[:rank],
+            array = Array(variable, device, _variable_extents(fields, rank), fields[0].extent_known[:rank],
                           is_scalar=rank == 0, declared_line=fields[0].declared_line)
             variables.append(StructVariable(array, tuple(a.name for a in fields), complete))
         return tuple(variables), tuple(types)
+
+
+def _variable_extents(fields: list[Array], rank: int) -> tuple:
+    """The extents of a struct variable's own dimensions: its fields' (the same where
+    declared); where inferred from the accesses (`struct pt *p`), the largest of its
+    fields' (`p[i].x` and `p->y` need elements 0 to i)."""
+    extents = []
+    for k in range(rank):
+        extent = fields[0].extents[k]
+        if not fields[0].extent_known[k]:
+            for other in fields[1:]:
+                extent = extent.union_max(other.extents[k].align_params(extent.get_space())).coalesce()
+        extents.append(extent)
+    return tuple(extents)
