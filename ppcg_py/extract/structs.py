@@ -354,22 +354,24 @@ class _Expander:
             decl.init = self.expression(decl.init, scope)
             scope[decl.name] = vt
             return [decl]
-        if vt.dims:
-            raise CompileError.at(decl.coord, f"array of structs '{decl.name}' declared inside a SCoP "
-                                  "(declare it before #pragma scop)")
         if decl.init is not None:
             raise CompileError.at(decl.coord, f"initialiser of struct '{decl.name}' declared inside a SCoP "
                                   "(assign its members)")
+        if any(d is None for d in vt.dims):
+            raise CompileError.at(decl.coord, f"array of structs '{decl.name}' declared inside a SCoP "
+                                  "without a size")
         local = _Local(vt)
         out: list[c_ast.Node] = []
         for path, leaf in self.table.leaves(vt.struct, decl.coord):
-            if any(dims for _, dims in path):
-                raise CompileError.at(decl.coord, f"struct '{decl.name}' declared inside a SCoP has an "
-                                      "array member (declare it before #pragma scop)")
+            # one local per scalar member, with the variable's dimensions, then the members':
+            # `struct s t[2];` with `double b[4]` is `double t_b[2][4];`
             name = self.fresh("_".join([decl.name] + [m for m, _ in path]))
             local.names[tuple(m for m, _ in path)] = name
-            out.append(c_ast.Decl(name, [], [], [], [], c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(
-                leaf.base.split(), decl.coord), decl.coord), None, None, coord=decl.coord))
+            node: c_ast.Node = c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(leaf.base.split(), decl.coord),
+                                              decl.coord)
+            for dim in reversed([*vt.dims, *(d for _, dims in path for d in dims)]):
+                node = c_ast.ArrayDecl(node, copy.deepcopy(dim), [], decl.coord)
+            out.append(c_ast.Decl(name, [], [], [], [], node, None, None, coord=decl.coord))
         scope[decl.name] = local
         return out
 
@@ -434,13 +436,13 @@ class _Expander:
             chain = _chain(node)
             if chain is not None and isinstance(scope.get(chain.root.name), _Local):
                 local = scope[chain.root.name]
-                if any(kind == "[]" for kind, _ in chain.steps):
-                    raise CompileError.at(node.coord, "subscript of a struct declared inside the SCoP")
-                path = tuple(arg.name for _, arg in chain.steps)
+                end = _resolve_chain(self.table, local.vt, chain, node.coord)
+                path = tuple(m for m, _ in end.path)
                 if path not in local.names:
                     raise CompileError.at(node.coord, f"'{_GEN.visit(node)}' is not a scalar member of "
                                           f"struct '{chain.root.name}'")
-                return c_ast.ID(local.names[path], node.coord)
+                subscripts = [self.expression(sub, scope) for sub in end.subscripts]
+                return _index(c_ast.ID(local.names[path], node.coord), subscripts)
         for slot in node.__slots__:
             if slot in ("coord", "__weakref__") or not hasattr(node, slot):
                 continue
