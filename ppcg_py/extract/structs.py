@@ -32,6 +32,9 @@ from .c_walk import nodes_of
 from .model import Array, Member, StructType, StructVariable
 
 _GEN = c_generator.CGenerator()
+# what a whole struct can be used as instead
+_WHOLE = ("(use its members, assign it to a struct of the same type, or pass it to a function "
+          "defined in the file)")
 
 
 # -- struct types -------------------------------------------------------------
@@ -56,6 +59,7 @@ class StructTable:
                 if isinstance(array, c_ast.ArrayDecl) and array.dim is not None:
                     array.dim = _with_enumerators(array.dim, self.enumerators)
         self._typedef_of: dict[int, str] = {}   # anonymous struct -> the typedef that names it
+        self._anonymous: dict[int, str] = {}    # anonymous struct of no typedef -> its device name
         for name, node in typedefs.items():
             if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.Struct) and not node.type.name:
                 self._typedef_of.setdefault(id(node.type), name)
@@ -79,7 +83,8 @@ class StructTable:
         result = []
         for decl in self.definition(node, coord).decls or []:
             if not isinstance(decl, c_ast.Decl) or not decl.name:
-                raise CompileError.at(getattr(decl, "coord", coord), "anonymous struct or union member")
+                raise CompileError.at(getattr(decl, "coord", coord), "anonymous struct or union member: "
+                                      "give it a name ('struct { ... } name;') and write 's.name.x' for 's.x'")
             if decl.bitsize is not None:
                 raise CompileError.at(decl.coord, f"bit-field member '{decl.name}'")
             try:
@@ -117,7 +122,13 @@ class StructTable:
     # -- the device's copy of the types ---------------------------------------
     def device_name(self, node: c_ast.Struct, coord) -> str:
         node = self.definition(node, coord)
-        return f"struct ppcg_{node.name or self._typedef_of.get(id(node), 'anon')}"
+        name = node.name or self._typedef_of.get(id(node))
+        if name is None:   # `struct { double x; } pos;`: a name of its own for each such type
+            if id(node) not in self._anonymous:
+                taken = set(self.definitions) | set(self._typedef_of.values()) | set(self._anonymous.values())
+                self._anonymous[id(node)] = fresh_name("anon", taken)
+            name = self._anonymous[id(node)]
+        return f"struct ppcg_{name}"
 
     def device_types(self, node: c_ast.Struct, coord, out: list[StructType]) -> None:
         """The definitions of `node` and of the structs it contains, innermost first, under
@@ -183,7 +194,8 @@ class _Chain:
 
 def _chain(node: c_ast.Node) -> _Chain | None:
     """The chain of a member access or an element. Through a pointer, `p->x` and
-    `(*p).x` are the element `p[0].x`, and `(p + i)->x` is `p[i].x` (pet's reading)."""
+    `(*p).x` are the element `p[0].x`, `(p + i)->x` is `p[i].x` (pet's reading) and
+    `(&a[i])->x` is `a[i].x`."""
     steps: list[tuple[str, c_ast.Node]] = []
     while True:
         if isinstance(node, c_ast.ArrayRef):
@@ -194,7 +206,9 @@ def _chain(node: c_ast.Node) -> _Chain | None:
             arrow, node = node.type == "->", node.name
             if not arrow and isinstance(node, c_ast.UnaryOp) and node.op == "*":
                 arrow, node = True, node.expr
-            if arrow:
+            if arrow and isinstance(node, c_ast.UnaryOp) and node.op == "&":
+                node = node.expr   # `(&a[i])->x` (an inlined pointer parameter) is `a[i].x`
+            elif arrow:
                 node, offset = _pointer_and_offset(node)
                 steps.append(("[]", offset))
         elif isinstance(node, c_ast.ID):
@@ -253,6 +267,15 @@ def _resolve_chain(table: StructTable, vt: VarType, chain: _Chain, coord) -> _Re
     # more subscripts than dimensions: keep them all, for the builder's message
     extra = [arg for kind, arg in chain.steps if kind == "[]"][len(subscripts):]
     return _Resolved(tuple(path), tuple(subscripts) + tuple(extra), tuple(dims), 0, vt)
+
+
+def _element(node: c_ast.Node) -> c_ast.Node:
+    """`*p` as `p[0]`, `*(p + i)` as `p[i]`; any other expression as it is."""
+    if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+        pointer, offset = _pointer_and_offset(node.expr)
+        if isinstance(pointer, (c_ast.ID, c_ast.ArrayRef, c_ast.StructRef)):
+            return c_ast.ArrayRef(pointer, offset, node.coord)
+    return node
 
 
 def _index(base: c_ast.Node, subscripts) -> c_ast.Node:
@@ -354,9 +377,10 @@ class _Expander:
             decl.init = self.expression(decl.init, scope)
             scope[decl.name] = vt
             return [decl]
-        if decl.init is not None:
+        init, decl.init = decl.init, None
+        if init is not None and (vt.dims or self.struct_type(_element(init), scope) is None):
             raise CompileError.at(decl.coord, f"initialiser of struct '{decl.name}' declared inside a SCoP "
-                                  "(assign its members)")
+                                  "(assign its members, or assign it a struct variable or element)")
         if any(d is None for d in vt.dims):
             raise CompileError.at(decl.coord, f"array of structs '{decl.name}' declared inside a SCoP "
                                   "without a size")
@@ -373,6 +397,8 @@ class _Expander:
                 node = c_ast.ArrayDecl(node, copy.deepcopy(dim), [], decl.coord)
             out.append(c_ast.Decl(name, [], [], [], [], node, None, None, coord=decl.coord))
         scope[decl.name] = local
+        if init is not None:   # `struct pt a = pts[i];` (an inlined call's struct parameter too)
+            out += self.struct_copy(c_ast.Assignment("=", c_ast.ID(decl.name, decl.coord), init, decl.coord), scope)
         return out
 
     # -- struct assignment ------------------------------------------------
@@ -388,13 +414,15 @@ class _Expander:
         return end.vt.struct if end.left == 0 and end.vt.struct is not None else None
 
     def struct_copy(self, node: c_ast.Assignment, scope: dict) -> list[c_ast.Node] | None:
-        target = self.struct_type(node.lvalue, scope)
+        target = self.struct_type(_element(node.lvalue), scope)
         if target is None:
             return None
+        node.lvalue, node.rvalue = _element(node.lvalue), _element(node.rvalue)
         source = self.struct_type(node.rvalue, scope)
         if source is None or not self.table.same(target, source, node.coord):
             raise CompileError.at(node.coord, "struct assignment from an expression that is not a struct "
-                                  "of the same type (a variable or an element)")
+                                  "variable or element of the same type (assign one of those, or the "
+                                  "members one by one)")
         out = []
         for path, _ in self.table.leaves(target, node.coord):
             dims = [d for _, ds in path for d in ds]
@@ -430,7 +458,7 @@ class _Expander:
                 return constant if value >= 0 else c_ast.UnaryOp("-", constant, node.coord)
             if isinstance(found, _Local):
                 raise CompileError.at(node.coord, f"struct '{node.name}' used as a whole value "
-                                      "(only its members can be)")
+                                      f"{_WHOLE}")
             return node
         if isinstance(node, c_ast.StructRef):
             chain = _chain(node)
@@ -497,7 +525,7 @@ class FieldArrays:
             vt = self.type_of(node.name, node.coord)
             if vt is not None and vt.struct is not None:
                 raise CompileError.at(node.coord, f"struct '{node.name}' used as a whole value "
-                                      "(only its members can be, or a struct assignment)")
+                                      f"{_WHOLE}")
             return node
         for slot in node.__slots__:
             if slot in ("coord", "__weakref__") or not hasattr(node, slot):
@@ -515,10 +543,10 @@ class FieldArrays:
         end = _resolve_chain(self.table, vt, chain, node.coord)
         if end.left == 0 and end.vt.struct is not None:
             raise CompileError.at(node.coord, f"struct '{_GEN.visit(node)}' used as a whole value "
-                                  "(only its members can be, or a struct assignment)")
+                                  f"{_WHOLE}")
         if not end.path:
             raise CompileError.at(node.coord, f"struct '{chain.root.name}' used as a whole value "
-                                  "(only its members can be, or a struct assignment)")
+                                  f"{_WHOLE}")
         name = self._field(chain.root.name, vt, end, node.coord)
         subscripts = [self.rewrite(s) for s in end.subscripts]
         return _index(c_ast.ID(name, chain.root.coord), subscripts)
