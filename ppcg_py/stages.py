@@ -102,7 +102,9 @@ def extract(c: Compilation, run: StageRun) -> Compilation:
     with run.step():
         program = extract_program(c.path, run.ctx, include_dirs=options.include_dirs, defines=options.defines,
                                   context=options.context, assume_nonneg=options.assume_nonneg)
-    if not program.scops:
+    for file, line in program.empty:   # left as written (extract_program)
+        run.diagnostics.warn("empty SCoP", file, line)
+    if not program.scops and not program.empty:
         run.diagnostics.warn("no #pragma scop region found; the host file is a copy of the input", c.path)
     _warn_external_calls(program.scops, run.diagnostics)
     return replace(c, program=program)

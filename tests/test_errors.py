@@ -67,10 +67,6 @@ void f(int n, double A[100]) {
   for (int i = 0; i < n; i++)
     A[i] = 0.0;
 }""", 4, "without a matching #pragma endscop"),
-    ("empty_scop", """void f(int n, double A[100]) {
-#pragma scop
-#pragma endscop
-}""", 4, "empty SCoP"),
     ("pointer_arithmetic", """void f(int n, double *A) {
 #pragma scop
   for (int i = 0; i < n; i++)

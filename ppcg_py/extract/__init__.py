@@ -20,10 +20,13 @@ __all__ = ["Access", "Array", "Program", "Scop", "Statement", "extract_program",
 
 @dataclass(frozen=True)
 class Program:
-    """What extraction learns of a file: its SCoPs, and whether its host code must stay C."""
+    """What extraction learns of a file: its SCoPs, whether its host code must stay C,
+    and where its empty SCoPs start (file, line of `#pragma scop`): their code stays
+    as written."""
 
     scops: tuple[Scop, ...]
     vla_parameters: bool
+    empty: tuple[tuple[str, int], ...] = ()
 
 
 def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...] = (),
@@ -34,9 +37,15 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
     typedefs = collect_typedefs(ast)
     functions = FileFunctions.of(ast, find_summaries(path, ast), path)
     structs = StructTable(ast, typedefs)
-    scops = tuple(ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions, structs).build()
-                  for region in find_regions(ast, path))
-    return Program(scops, has_vla_parameters(ast))
+    scops, empty = [], []
+    for region in find_regions(ast, path):
+        scop = ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions, structs).build()
+        if scop is not None:
+            scops.append(scop)
+        else:
+            coord = region.start.coord
+            empty.append((coord.file if coord is not None else path, coord.line if coord is not None else 0))
+    return Program(tuple(scops), has_vla_parameters(ast), tuple(empty))
 
 
 def extract_scops(path: str, ctx: isl.Context, **kwargs) -> list[Scop]:

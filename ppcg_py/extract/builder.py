@@ -245,17 +245,19 @@ class ScopBuilder:
         return len(self.types[name].dims) if self.kinds.get(name) in ("array", "cell") else None
 
     # -- walk -------------------------------------------------------------
-    def build(self) -> Scop:
+    def build(self) -> Scop | None:
+        """The SCoP's model, or None when it is empty (nothing but declarations and empty
+        statements, or statements that run for no value of the parameters): the caller
+        then leaves its code as it is, with a warning (stages.extract), as PPCG does."""
         with self.source_names():
             return self._build()
 
-    def _build(self) -> Scop:
+    def _build(self) -> Scop | None:
         space = AffineSpace(self.ctx, (), self.params, describe)
         env = _Env((), space.universe.intersect_params(self.context), space, ())
         schedule = self._block(self.items, env)
-        if schedule is None or not self.statements:
-            raise CompileError.at(self.region.start.coord, "empty SCoP: no statement between "
-                                  "#pragma scop and #pragma endscop")
+        if schedule is None or all(s.domain.is_empty() for s in self.statements):
+            return None
         local_arrays = self._expanded_local_arrays()
         with_kills = schedule
         if self.kills:

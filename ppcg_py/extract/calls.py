@@ -335,11 +335,11 @@ class _Inliner:
                                                          and type_node.type.names == ["void"]):
             return value
         try:
-            wanted = resolve(type_node, self.typedefs).base
+            resolved = resolve(type_node, self.typedefs)
         except TypeError_:
-            wanted = None
-        if wanted is not None and self._type_of(value) == wanted:
-            return value
+            resolved = None
+        if resolved is not None and (resolved.struct is not None or self._type_of(value) == resolved.base):
+            return value   # a struct is passed as it is (C has no cast to a struct type)
         to = c_ast.TypeDecl(None, [], None, copy.deepcopy(type_node.type))
         return c_ast.Cast(c_ast.Typename(None, [], None, to), value, value.coord)
 

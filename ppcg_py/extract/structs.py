@@ -32,6 +32,9 @@ from .c_walk import nodes_of
 from .model import Array, Member, StructType, StructVariable
 
 _GEN = c_generator.CGenerator()
+# what a whole struct can be used as instead
+_WHOLE = ("(use its members, assign it to a struct of the same type, or pass it to a function "
+          "defined in the file)")
 
 
 # -- struct types -------------------------------------------------------------
@@ -56,6 +59,7 @@ class StructTable:
                 if isinstance(array, c_ast.ArrayDecl) and array.dim is not None:
                     array.dim = _with_enumerators(array.dim, self.enumerators)
         self._typedef_of: dict[int, str] = {}   # anonymous struct -> the typedef that names it
+        self._anonymous: dict[int, str] = {}    # anonymous struct of no typedef -> its device name
         for name, node in typedefs.items():
             if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.Struct) and not node.type.name:
                 self._typedef_of.setdefault(id(node.type), name)
@@ -79,7 +83,8 @@ class StructTable:
         result = []
         for decl in self.definition(node, coord).decls or []:
             if not isinstance(decl, c_ast.Decl) or not decl.name:
-                raise CompileError.at(getattr(decl, "coord", coord), "anonymous struct or union member")
+                raise CompileError.at(getattr(decl, "coord", coord), "anonymous struct or union member: "
+                                      "give it a name ('struct { ... } name;') and write 's.name.x' for 's.x'")
             if decl.bitsize is not None:
                 raise CompileError.at(decl.coord, f"bit-field member '{decl.name}'")
             try:
@@ -117,7 +122,13 @@ class StructTable:
     # -- the device's copy of the types ---------------------------------------
     def device_name(self, node: c_ast.Struct, coord) -> str:
         node = self.definition(node, coord)
-        return f"struct ppcg_{node.name or self._typedef_of.get(id(node), 'anon')}"
+        name = node.name or self._typedef_of.get(id(node))
+        if name is None:   # `struct { double x; } pos;`: a name of its own for each such type
+            if id(node) not in self._anonymous:
+                taken = set(self.definitions) | set(self._typedef_of.values()) | set(self._anonymous.values())
+                self._anonymous[id(node)] = fresh_name("anon", taken)
+            name = self._anonymous[id(node)]
+        return f"struct ppcg_{name}"
 
     def device_types(self, node: c_ast.Struct, coord, out: list[StructType]) -> None:
         """The definitions of `node` and of the structs it contains, innermost first, under
@@ -182,21 +193,42 @@ class _Chain:
 
 
 def _chain(node: c_ast.Node) -> _Chain | None:
+    """The chain of a member access or an element. Through a pointer, `p->x` and
+    `(*p).x` are the element `p[0].x`, `(p + i)->x` is `p[i].x` (pet's reading) and
+    `(&a[i])->x` is `a[i].x`."""
     steps: list[tuple[str, c_ast.Node]] = []
     while True:
         if isinstance(node, c_ast.ArrayRef):
             steps.append(("[]", node.subscript))
             node = node.name
         elif isinstance(node, c_ast.StructRef):
-            if node.type == "->":
-                raise CompileError.at(node.coord, "member access through a pointer ('->'): "
-                                      "index an array of structs instead")
             steps.append((".", node.field))
-            node = node.name
+            arrow, node = node.type == "->", node.name
+            if not arrow and isinstance(node, c_ast.UnaryOp) and node.op == "*":
+                arrow, node = True, node.expr
+            if arrow and isinstance(node, c_ast.UnaryOp) and node.op == "&":
+                node = node.expr   # `(&a[i])->x` (an inlined pointer parameter) is `a[i].x`
+            elif arrow:
+                node, offset = _pointer_and_offset(node)
+                steps.append(("[]", offset))
         elif isinstance(node, c_ast.ID):
             return _Chain(node, steps[::-1])
         else:
             return None
+
+
+def _pointer_and_offset(node: c_ast.Node) -> tuple[c_ast.Node, c_ast.Node]:
+    """`p + i - 1` -> (p, i - 1), `p` -> (p, 0): the pointer of an address and its
+    element's index (the pointer written first)."""
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+        pointer, offset = _pointer_and_offset(node.left)
+        if isinstance(pointer, (c_ast.ID, c_ast.ArrayRef, c_ast.StructRef)):
+            if isinstance(offset, c_ast.Constant) and offset.value == "0":
+                offset = node.right if node.op == "+" else c_ast.UnaryOp("-", node.right, node.coord)
+            else:
+                offset = c_ast.BinaryOp(node.op, offset, node.right, node.coord)
+            return pointer, offset
+    return node, c_ast.Constant("int", "0", node.coord)
 
 
 @dataclass(frozen=True)
@@ -235,6 +267,15 @@ def _resolve_chain(table: StructTable, vt: VarType, chain: _Chain, coord) -> _Re
     # more subscripts than dimensions: keep them all, for the builder's message
     extra = [arg for kind, arg in chain.steps if kind == "[]"][len(subscripts):]
     return _Resolved(tuple(path), tuple(subscripts) + tuple(extra), tuple(dims), 0, vt)
+
+
+def _element(node: c_ast.Node) -> c_ast.Node:
+    """`*p` as `p[0]`, `*(p + i)` as `p[i]`; any other expression as it is."""
+    if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+        pointer, offset = _pointer_and_offset(node.expr)
+        if isinstance(pointer, (c_ast.ID, c_ast.ArrayRef, c_ast.StructRef)):
+            return c_ast.ArrayRef(pointer, offset, node.coord)
+    return node
 
 
 def _index(base: c_ast.Node, subscripts) -> c_ast.Node:
@@ -336,23 +377,28 @@ class _Expander:
             decl.init = self.expression(decl.init, scope)
             scope[decl.name] = vt
             return [decl]
-        if vt.dims:
-            raise CompileError.at(decl.coord, f"array of structs '{decl.name}' declared inside a SCoP "
-                                  "(declare it before #pragma scop)")
-        if decl.init is not None:
+        init, decl.init = decl.init, None
+        if init is not None and (vt.dims or self.struct_type(_element(init), scope) is None):
             raise CompileError.at(decl.coord, f"initialiser of struct '{decl.name}' declared inside a SCoP "
-                                  "(assign its members)")
+                                  "(assign its members, or assign it a struct variable or element)")
+        if any(d is None for d in vt.dims):
+            raise CompileError.at(decl.coord, f"array of structs '{decl.name}' declared inside a SCoP "
+                                  "without a size")
         local = _Local(vt)
         out: list[c_ast.Node] = []
         for path, leaf in self.table.leaves(vt.struct, decl.coord):
-            if any(dims for _, dims in path):
-                raise CompileError.at(decl.coord, f"struct '{decl.name}' declared inside a SCoP has an "
-                                      "array member (declare it before #pragma scop)")
+            # one local per scalar member, with the variable's dimensions, then the members':
+            # `struct s t[2];` with `double b[4]` is `double t_b[2][4];`
             name = self.fresh("_".join([decl.name] + [m for m, _ in path]))
             local.names[tuple(m for m, _ in path)] = name
-            out.append(c_ast.Decl(name, [], [], [], [], c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(
-                leaf.base.split(), decl.coord), decl.coord), None, None, coord=decl.coord))
+            node: c_ast.Node = c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(leaf.base.split(), decl.coord),
+                                              decl.coord)
+            for dim in reversed([*vt.dims, *(d for _, dims in path for d in dims)]):
+                node = c_ast.ArrayDecl(node, copy.deepcopy(dim), [], decl.coord)
+            out.append(c_ast.Decl(name, [], [], [], [], node, None, None, coord=decl.coord))
         scope[decl.name] = local
+        if init is not None:   # `struct pt a = pts[i];` (an inlined call's struct parameter too)
+            out += self.struct_copy(c_ast.Assignment("=", c_ast.ID(decl.name, decl.coord), init, decl.coord), scope)
         return out
 
     # -- struct assignment ------------------------------------------------
@@ -368,13 +414,15 @@ class _Expander:
         return end.vt.struct if end.left == 0 and end.vt.struct is not None else None
 
     def struct_copy(self, node: c_ast.Assignment, scope: dict) -> list[c_ast.Node] | None:
-        target = self.struct_type(node.lvalue, scope)
+        target = self.struct_type(_element(node.lvalue), scope)
         if target is None:
             return None
+        node.lvalue, node.rvalue = _element(node.lvalue), _element(node.rvalue)
         source = self.struct_type(node.rvalue, scope)
         if source is None or not self.table.same(target, source, node.coord):
             raise CompileError.at(node.coord, "struct assignment from an expression that is not a struct "
-                                  "of the same type (a variable or an element)")
+                                  "variable or element of the same type (assign one of those, or the "
+                                  "members one by one)")
         out = []
         for path, _ in self.table.leaves(target, node.coord):
             dims = [d for _, ds in path for d in ds]
@@ -410,19 +458,19 @@ class _Expander:
                 return constant if value >= 0 else c_ast.UnaryOp("-", constant, node.coord)
             if isinstance(found, _Local):
                 raise CompileError.at(node.coord, f"struct '{node.name}' used as a whole value "
-                                      "(only its members can be)")
+                                      f"{_WHOLE}")
             return node
         if isinstance(node, c_ast.StructRef):
             chain = _chain(node)
             if chain is not None and isinstance(scope.get(chain.root.name), _Local):
                 local = scope[chain.root.name]
-                if any(kind == "[]" for kind, _ in chain.steps):
-                    raise CompileError.at(node.coord, "subscript of a struct declared inside the SCoP")
-                path = tuple(arg.name for _, arg in chain.steps)
+                end = _resolve_chain(self.table, local.vt, chain, node.coord)
+                path = tuple(m for m, _ in end.path)
                 if path not in local.names:
                     raise CompileError.at(node.coord, f"'{_GEN.visit(node)}' is not a scalar member of "
                                           f"struct '{chain.root.name}'")
-                return c_ast.ID(local.names[path], node.coord)
+                subscripts = [self.expression(sub, scope) for sub in end.subscripts]
+                return _index(c_ast.ID(local.names[path], node.coord), subscripts)
         for slot in node.__slots__:
             if slot in ("coord", "__weakref__") or not hasattr(node, slot):
                 continue
@@ -477,7 +525,7 @@ class FieldArrays:
             vt = self.type_of(node.name, node.coord)
             if vt is not None and vt.struct is not None:
                 raise CompileError.at(node.coord, f"struct '{node.name}' used as a whole value "
-                                      "(only its members can be, or a struct assignment)")
+                                      f"{_WHOLE}")
             return node
         for slot in node.__slots__:
             if slot in ("coord", "__weakref__") or not hasattr(node, slot):
@@ -495,10 +543,10 @@ class FieldArrays:
         end = _resolve_chain(self.table, vt, chain, node.coord)
         if end.left == 0 and end.vt.struct is not None:
             raise CompileError.at(node.coord, f"struct '{_GEN.visit(node)}' used as a whole value "
-                                  "(only its members can be, or a struct assignment)")
+                                  f"{_WHOLE}")
         if not end.path:
             raise CompileError.at(node.coord, f"struct '{chain.root.name}' used as a whole value "
-                                  "(only its members can be, or a struct assignment)")
+                                  f"{_WHOLE}")
         name = self._field(chain.root.name, vt, end, node.coord)
         subscripts = [self.rewrite(s) for s in end.subscripts]
         return _index(c_ast.ID(name, chain.root.coord), subscripts)
@@ -555,7 +603,21 @@ class FieldArrays:
                       if not any(ds for _, ds in path)}
             scalar_fields = {tuple(m for m, _ in a.member.path) for a in fields if a.rank == rank}
             complete = len(leaves) == len(self.table.leaves(vt.struct, vt.coord)) and leaves <= scalar_fields
-            array = Array(variable, device, fields[0].extents[:rank], fields[0].extent_known[:rank],
+            array = Array(variable, device, _variable_extents(fields, rank), fields[0].extent_known[:rank],
                           is_scalar=rank == 0, declared_line=fields[0].declared_line)
             variables.append(StructVariable(array, tuple(a.name for a in fields), complete))
         return tuple(variables), tuple(types)
+
+
+def _variable_extents(fields: list[Array], rank: int) -> tuple:
+    """The extents of a struct variable's own dimensions: its fields' (the same where
+    declared); where inferred from the accesses (`struct pt *p`), the largest of its
+    fields' (`p[i].x` and `p->y` need elements 0 to i)."""
+    extents = []
+    for k in range(rank):
+        extent = fields[0].extents[k]
+        if not fields[0].extent_known[k]:
+            for other in fields[1:]:
+                extent = extent.union_max(other.extents[k].align_params(extent.get_space())).coalesce()
+        extents.append(extent)
+    return tuple(extents)
