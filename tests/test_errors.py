@@ -49,13 +49,12 @@ CASES = [
     A[i] = ;
 #pragma endscop
 }""", 6, "error"),
-    ("impure_call", """double g(double);
-void f(int n, double A[100]) {
+    ("call_through_pointer", """void f(int n, double A[100], double (*g)(double)) {
 #pragma scop
   for (int i = 0; i < n; i++)
     A[i] = g(A[i]);
 #pragma endscop
-}""", 7, "call to 'g'"),
+}""", 6, "call through the function pointer 'g'"),
     ("iterator_written", """void f(int n, double A[100]) {
 #pragma scop
   for (int i = 0; i < n; i++)

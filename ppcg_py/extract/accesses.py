@@ -151,6 +151,9 @@ def _reads(node: c_ast.Node | None, kind_of, *, subscript: bool = False) -> list
         name = _callee(node)
         if name and not subscript and kind_of(name) == "external":
             return [a for arg in (node.args.exprs if node.args else []) for a in _reads(arg, kind_of)]
+        if name not in PURE_FUNCTIONS and not (subscript and name in AFFINE_CALLS) and kind_of(name) is not None:
+            raise CompileError.at(node.coord, f"call through the function pointer '{name}' (its target is not "
+                                  "known: call the function by its name)")
         if name not in PURE_FUNCTIONS and not (subscript and name in AFFINE_CALLS):
             raise CompileError.at(node.coord, f"{_call_words(node)}, which may have side effects "
                                   "(only pure math functions and functions defined in this file "

@@ -228,6 +228,8 @@ class ScopBuilder:
             return "outside-loopvar"
         if kind is None and name in self.external:
             return "external"
+        if kind is None and name in self.region.symbols:
+            return "function pointer"     # a variable only ever called (never an operand)
         return kind
 
     def _external_calls(self, node: c_ast.Node) -> tuple[list[c_ast.FuncCall], list[MemoryArgument]]:
@@ -235,7 +237,7 @@ class ScopBuilder:
         through their pointer arguments (those are wrapped: external.py). A function
         no declaration names is one too: the declarations of system headers are not
         parsed (preprocess.py), and the compilers that build the output see them."""
-        for name in undeclared_callees(node, self.kinds):
+        for name in undeclared_callees(node, {**self.kinds, **self.region.symbols, **self.locals}):
             self.external.setdefault(name, ExternalFunction(name, None))
         calls = external_calls(node, self.external)
         return calls, memory_arguments(calls, self.external, self._rank_of)

@@ -158,7 +158,7 @@ def external_calls(node: c_ast.Node, functions: dict[str, ExternalFunction]) -> 
             if isinstance(call.name, c_ast.ID) and call.name.name in functions]
 
 
-def undeclared_callees(node: c_ast.Node, variables: dict[str, str]) -> list[str]:
+def undeclared_callees(node: c_ast.Node, variables) -> list[str]:
     """The callees of `node` that are not variables, the math functions and the
     subscript helpers (handled by name): those nothing declares among them."""
     from .accesses import PURE_FUNCTIONS
