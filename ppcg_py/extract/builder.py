@@ -370,8 +370,8 @@ class ScopBuilder:
             step = _loop_step(node, it)
         except NotAffine as cause:
             return self._dynamic(node, env, cause)
-        if node.cond is None:
-            raise CompileError.at(node.coord, f"loop over '{it}' has no condition (unbounded)")
+        if node.cond is None:   # `for (i = 0; ; i++)`: left by a `break`, if at all (as pet: a while loop)
+            return self._dynamic(node, env)
         iterators = env.iterators + (it,)
         depth = len(env.iterators)
         space = AffineSpace(self.ctx, iterators, self.params, describe)
@@ -396,8 +396,10 @@ class ScopBuilder:
             steps = steps.intersect(var.sub(start).mod_val(isl.Val(abs(step), self.ctx)).eq_set(space.const(0)))
         domain = _until_first_failure(steps, steps.intersect(holds), depth, step)
         if not _bounded(domain, depth):
-            raise CompileError.at(node.coord, f"loop over '{it}' is unbounded: its condition "
-                                  f"'{describe(node.cond)}' does not bound '{it}' in the direction it moves")
+            # the condition does not bound the iterator for some values of the outer
+            # dimensions (`i != n` from above n, a step that skips n, a condition on
+            # another variable): as pet, the loop is a while loop, run as written
+            return self._dynamic(node, env)
         self._exits[id(node)] = (it, self._exit_value(node, step, domain, env))
         inner = _Env(iterators, domain, space, env.signs + (1 if step > 0 else -1,))
         body = self._statement(node.stmt, inner)
