@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from .builder import ScopBuilder
+from .builder import build_scop
 from .calls import FileFunctions
 from .c_types import collect_typedefs
 from .structs import StructTable
@@ -34,7 +34,7 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
     typedefs = collect_typedefs(ast)
     functions = FileFunctions.of(ast, find_summaries(path, ast))
     structs = StructTable(ast, typedefs)
-    scops = tuple(ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions, structs).build()
+    scops = tuple(build_scop(ctx, path, region, typedefs, context, assume_nonneg, functions, structs)
                   for region in find_regions(ast, path))
     return Program(scops, has_vla_parameters(ast))
 
