@@ -680,7 +680,13 @@ class ScopBuilder:
             reason = why.message if why is not None else f"'{raw.array}' is declared in the SCoP"
             raise CompileError.at(raw.ref.coord, f"{reason}, and array '{raw.array}' has no declared "
                                   "size to bound the access by") from None
-        extent = AffineSpace(self.ctx, (), self.params, describe).expr(dim, f"size of array '{raw.array}'")
+        try:
+            extent = AffineSpace(self.ctx, (), self.params, describe).expr(dim, f"size of array '{raw.array}'")
+        except NotAffine:
+            reason = why.message if why is not None else f"'{raw.array}' is declared in the SCoP"
+            raise CompileError.at(raw.ref.coord, f"{reason}, and the size of array '{raw.array}' "
+                                  f"('{describe(dim)}') is not affine, so it cannot bound the access (pass the size "
+                                  "as a parameter of its own)") from None
         one = isl.Space.create_from_names(self.ctx, set=["o"], params=list(self.params))
         ls = isl.LocalSpace.from_space(one)
         var = isl.PwAff.var_on_domain(ls, isl.dim_type.set, 0)
@@ -737,12 +743,18 @@ class ScopBuilder:
         space = AffineSpace(self.ctx, (), self.params, describe)
         extents, known = [], []
         for k, dim in enumerate(vt.dims):
+            if dim is not None and k == 0 and not _affine_size(space, dim, name):
+                dim = None   # `double A[n * m]`: over-approximated (as pet), by the elements accessed
             if dim is None:
                 if k > 0:
                     raise CompileError.at(vt.coord, f"array '{name}' has an unknown inner dimension")
                 extents.append(self._inferred_extent(name, vt))
                 known.append(False)
             else:
+                if not _affine_size(space, dim, name):
+                    raise CompileError.at(dim.coord, f"non-affine size of array '{name}': '{describe(dim)}' (an "
+                                          "inner dimension must be an affine expression of the parameters: "
+                                          "pass its value as a parameter of its own)")
                 # a function of the parameters only (not of a 0-dimensional set), like
                 # every parameter expression isl builds: AST generation under a --ctx needs it
                 extents.append(space.expr(dim, f"size of array '{name}'").project_domain_on_params())
@@ -770,6 +782,14 @@ class ScopBuilder:
                                   "its accesses have no upper bound")
         return upper.add(constant_on(upper.get_domain_space(), 1)).coalesce()
 
+
+
+def _affine_size(space: AffineSpace, dim: c_ast.Node, name: str) -> bool:
+    try:
+        space.expr(dim, f"size of array '{name}'")
+    except NotAffine:
+        return False
+    return True
 
 
 def _only_params(params_set: isl.Set, names: tuple[str, ...]) -> isl.Set:
