@@ -20,16 +20,6 @@ CASES = [
     A[P[i]] = 1.0;
 #pragma endscop
 }""", 6, "has no declared size"),
-    ("iterator_in_dynamic_control_read_after", """void f(int n, double A[100], int *out) {
-  int j;
-#pragma scop
-  for (int i = 0; i < n; i++)
-    if (A[i] > 0)
-      for (j = 0; j < n; j++)
-        A[j] += 1.0;
-#pragma endscop
-  *out = j;
-}""", 7, "'j' may be read after the SCoP"),
     ("return_in_while", """void f(int n, double A[100]) {
 #pragma scop
   for (int i = 0; i < n; i++)

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from .builder import ScopBuilder
+from .builder import build_scop
 from .calls import FileFunctions
 from .c_types import collect_typedefs
 from .structs import StructTable
@@ -39,7 +39,7 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
     structs = StructTable(ast, typedefs)
     scops, empty = [], []
     for region in find_regions(ast, path):
-        scop = ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions, structs).build()
+        scop = build_scop(ctx, path, region, typedefs, context, assume_nonneg, functions, structs)
         if scop is not None:
             scops.append(scop)
         else:

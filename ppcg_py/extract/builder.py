@@ -56,12 +56,42 @@ class _Env:
     signs: tuple[int, ...]   # +1 for an increasing loop, -1 for a decreasing one
 
 
+class _InMemory(Exception):
+    """A loop iterator of the function is used where the model does not know its value
+    (read after a loop under a branch, assigned after its loop, the start of
+    `for (; i < n; i++)`): the SCoP is built again with the iterator kept in memory."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def build_scop(ctx: isl.Context, path: str, region: Region, typedefs: dict[str, c_ast.Node],
+               context: str | None, assume_nonneg: bool, functions: FileFunctions | None = None,
+               structs: StructTable | None = None) -> Scop | None:
+    """The model of one SCoP (None: it has nothing to run); built again, with more
+    iterators in memory, while a build finds one it needs there (at most once per
+    iterator)."""
+    in_memory: frozenset[str] = frozenset()
+    while True:
+        try:
+            return ScopBuilder(ctx, path, region, typedefs, context, assume_nonneg, functions, structs,
+                               in_memory=in_memory).build()
+        except _InMemory as need:
+            assert need.name not in in_memory, need.name
+            in_memory |= {need.name}
+
+
 class ScopBuilder:
     def __init__(self, ctx: isl.Context, path: str, region: Region,
                  typedefs: dict[str, c_ast.Node], context: str | None,
                  assume_nonneg: bool, functions: FileFunctions | None = None,
-                 structs: StructTable | None = None) -> None:
+                 structs: StructTable | None = None, *, in_memory: frozenset[str] = frozenset()) -> None:
         self.ctx, self.path, self.region, self.typedefs = ctx, path, region, typedefs
+        # iterators of the function kept in memory as well (as pet): each loop over one
+        # stores its exit value, each assignment outside its loops is a statement, and a
+        # read where its value is not known reads the variable
+        self._in_memory = in_memory
         self.types: dict[str, VarType] = {}
         self.statements: list[Statement] = []
         self.kills: list[Kill] = []
@@ -246,6 +276,19 @@ class ScopBuilder:
         """The dimensions of a variable the SCoP's statements access (None: a value)."""
         return len(self.types[name].dims) if self.kinds.get(name) in ("array", "cell") else None
 
+    def _memory(self, name: str) -> bool:
+        """Whether the variable `name` is in memory where no loop over it runs: a written
+        scalar of the SCoP (a loop `for (; i < n; i++)` over it), or an iterator kept there."""
+        return name in self._in_memory or self.kinds.get(name) == "cell"
+
+    def _needs_memory(self, name: str, coord, what: str | None = None) -> CompileError:
+        """Keep the iterator `name` in memory (the build starts again), or, for an
+        iterator that is no variable of the function, the error to raise."""
+        if (name in self.region.symbols or name in self.locals) and name not in self._in_memory:
+            raise _InMemory(name)
+        return CompileError.at(coord, what or f"'{name}' is used outside the loop that defines it "
+                               "(declare it before the loop)")
+
     # -- walk -------------------------------------------------------------
     def build(self) -> Scop | None:
         """The SCoP's model, or None when it is empty (nothing but declarations and empty
@@ -330,7 +373,9 @@ class ScopBuilder:
     def _updated_value(self, update: tuple[str, str, c_ast.Node | None], env: _Env) -> isl.PwAff | None:
         name, op, rvalue = update
         vt = self.types.get(name)
-        if self.kinds.get(name) != "cell" or vt is None or vt.dims or not set(vt.base.split()) <= {"int", "long", "signed"}:
+        if name in self._in_memory:
+            vt = self._type(name, None)
+        if not self._memory(name) or vt is None or vt.dims or not set(vt.base.split()) <= {"int", "long", "signed"}:
             return None   # only (signed) int and long: the value is the integer isl computes (no wrap-around)
         old = env.space.values.get(name)
         try:
@@ -343,18 +388,16 @@ class ScopBuilder:
             return None
         return old.add(value) if op == "+=" else old.sub(value)
 
-    def _exit_value(self, node: c_ast.For, step: int, domain: isl.Set, env: _Env) -> isl.PwAff | None:
-        """The iterator's value after the loop, as a function of the outer dimensions:
+    def _exit_value(self, node: c_ast.For, step: int, domain: isl.Set, env: _Env,
+                    start: isl.PwAff | None) -> isl.PwAff | None:
+        """The iterator's value after the loop, as a function of the outer dimensions
+        (`start` is its first value, a function of those):
         its first value where the loop runs no iteration, else its last plus the step
         (the domain runs from the first value by the step up to the first value that
         fails the condition: `_until_first_failure`)."""
-        if not isinstance(node.init, c_ast.Assignment):
+        if isinstance(node.init, c_ast.DeclList) or start is None:
             return None   # `for (int i = ...)`: no `i` after the loop
         depth = len(env.iterators)
-        try:
-            start = env.space.expr(node.init.rvalue, "loop initialisation")
-        except CompileError:
-            return None
         as_map = isl.Map.from_range(domain).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, depth)
         last = (as_map.lexmax_pw_multi_aff() if step > 0 else as_map.lexmin_pw_multi_aff()).get_pw_aff(0)
         ran = last.domain()
@@ -402,12 +445,24 @@ class ScopBuilder:
 
     def _for(self, node: c_ast.For, env: _Env) -> isl.Schedule | None:
         it, init = _loop_init(node)
+        entry = None     # the start of `for (; i < n; i++)`: the value `i` has here
+        if init is None:
+            node.init = None    # `for (i; ...)`: `i` alone does nothing
+            entry = env.space.values.get(it)
+            if entry is None:   # not known: the variable's value, as a while loop would read it (pet)
+                if not self._memory(it):
+                    raise self._needs_memory(it, node.coord, f"loop over '{it}' starts from the value '{it}' "
+                                             f"has before it, which is not known there: write 'for ({it} = "
+                                             f"<start>; ...)'")
+                return self._dynamic(node, env)
+            node.init = c_ast.Assignment("=", c_ast.ID(it, node.coord), self._value_node(env, it, node.coord),
+                                         node.coord)
         try:
             step = _loop_step(node, it)
         except NotAffine as cause:
             return self._dynamic(node, env, cause)
-        if node.cond is None:
-            raise CompileError.at(node.coord, f"loop over '{it}' has no condition (unbounded)")
+        if node.cond is None:   # `for (i = 0; ; i++)`: left by a `break`, if at all (as pet: a while loop)
+            return self._dynamic(node, env)
         iterators = env.iterators + (it,)
         depth = len(env.iterators)
         space = AffineSpace(self.ctx, iterators, self.params, describe)
@@ -418,10 +473,10 @@ class ScopBuilder:
         domain = env.domain.add_dims(isl.dim_type.set, 1).set_dim_name(
             isl.dim_type.set, depth, space.space.get_dim_name(isl.dim_type.set, depth))
         var = space.var(it)
-        if any(n.name == it for n in operand_ids(init)):
+        if init is not None and any(n.name == it for n in operand_ids(init)):
             raise CompileError.at(node.coord, f"loop over '{it}' starts from its own previous value")
         try:
-            start = space.expr(init, "loop initialisation")
+            start = space.expr(init, "loop initialisation") if entry is None else entry.pullback_multi_aff(to_outer)
             space = space.bind({n: v for n, v in outer_values.items() if n not in written})
             holds = space.condition(node.cond, "loop condition")
         except NotAffine as cause:
@@ -432,9 +487,15 @@ class ScopBuilder:
             steps = steps.intersect(var.sub(start).mod_val(isl.Val(abs(step), self.ctx)).eq_set(space.const(0)))
         domain = _until_first_failure(steps, steps.intersect(holds), depth, step)
         if not _bounded(domain, depth):
-            raise CompileError.at(node.coord, f"loop over '{it}' is unbounded: its condition "
-                                  f"'{describe(node.cond)}' does not bound '{it}' in the direction it moves")
-        self._exits[id(node)] = (it, self._exit_value(node, step, domain, env))
+            # the condition does not bound the iterator for some values of the outer
+            # dimensions (`i != n` from above n, a step that skips n, a condition on
+            # another variable): as pet, the loop is a while loop, run as written
+            return self._dynamic(node, env)
+        try:
+            start_here = entry if entry is not None else env.space.expr(init, "loop initialisation")
+        except CompileError:
+            start_here = None
+        self._exits[id(node)] = (it, self._exit_value(node, step, domain, env, start_here))
         inner = _Env(iterators, domain, space, env.signs + (1 if step > 0 else -1,))
         body = self._statement(node.stmt, inner)
         if body is None:
@@ -453,15 +514,17 @@ class ScopBuilder:
         the last time the loop runs, so that it adds no dependence between iterations
         of the loops around it."""
         it = _loop_iterator(node)
-        if (it is None or id(node) not in self._exits or not isinstance(node.init, c_ast.Assignment) or it in self.locals
-                or not self._read_after(it)):
+        if it is None or id(node) not in self._exits or isinstance(node.init, c_ast.DeclList):
+            return loop
+        every = self._memory(it)   # read in the SCoP too: stored each time the loop ends
+        if not every and (it in self.locals or not self._read_after(it)):
             return loop
         value = self._exits[id(node)][1]
         if value is None:
             raise CompileError.at(node.coord, f"'{it}' may be read after the SCoP, and its value "
                                   "after this loop is not known")
         name = f"S_{len(self.statements)}"
-        domain = _last_instance(env.domain, env.signs).set_tuple_name(name)
+        domain = (env.domain if every else _last_instance(env.domain, env.signs)).set_tuple_name(name)
         if domain.is_empty():   # the loop never runs (a branch no parameter value takes)
             return loop
         variable = isl.Set.universe(isl.Space.set_alloc(self.ctx, 0, 0)).set_tuple_name(it)
@@ -479,13 +542,19 @@ class ScopBuilder:
     def _assignment(self, node: c_ast.Node, env: _Env) -> isl.Schedule:
         exits: set[str] = set()   # iterators read after their loop: their exit values
 
+        update = _scalar_update(node)
+
         def kind_of(name: str) -> str | None:
             kind = self.kind_of(env, name)
             if kind == "outside-loopvar":
-                if name not in env.space.values or _scalar_update(node) is not None and _scalar_update(node)[0] == name:
-                    raise CompileError.at(node.coord, f"'{name}' is used outside the loop that defines it")
-                exits.add(name)
-                return "param"    # no memory: a function of the outer iterators and parameters
+                if name in env.space.values and not (update is not None and update[0] == name):
+                    exits.add(name)
+                    return "param"    # no memory: a function of the outer iterators and parameters
+                if name not in self._in_memory:
+                    raise self._needs_memory(name, node.coord)
+                self._type(name, node.coord)
+                self._stored_iterators.setdefault(name, node.coord)
+                return "cell"     # assigned, or its value here is not known: the variable
             return kind
         calls, reached = self._external_calls(node)
         return self._new_statement(node, statement_accesses(node, kind_of), env, exits, must=True,
@@ -587,10 +656,11 @@ class ScopBuilder:
         if self._summary is not None:   # a summary must be static-control
             raise cause or CompileError.at(node.coord, "control that depends on data in an access summary")
         own = _own_variables(node)
-        for name in sorted(own.iterators):
-            if name not in self.locals and self._read_after(name):
-                raise CompileError.at(node.coord, f"'{name}' may be read after the SCoP, and its value after "
-                                      "a loop inside data-dependent control is not known")
+        memory = {n for n in own.iterators - own.declared_in_loops if self._memory(n)}
+        for name in sorted(own.iterators - own.declared_in_loops - memory):
+            if name not in self.locals and self._read_after(name):   # the construct must leave its value
+                raise self._needs_memory(name, node.coord)
+        own = _Own(own.iterators - memory, own.declared_in_loops, own.locals)
         written = _scan([node]).written
         here = _Env(env.iterators, env.domain,
                     env.space.bind({n: v for n, v in env.space.values.items() if n not in written}), env.signs)
@@ -604,8 +674,12 @@ class ScopBuilder:
                 return "private"
             kind = self.kind_of(here, name)
             if kind == "outside-loopvar":
-                if name not in here.space.values:
-                    raise CompileError.at(node.coord, f"'{name}' is used outside the loop that defines it")
+                if name in memory or name not in here.space.values:
+                    if name not in self._in_memory:
+                        raise self._needs_memory(name, node.coord)
+                    self._type(name, node.coord)
+                    self._stored_iterators.setdefault(name, node.coord)
+                    return "cell"   # the construct reads and writes the variable
                 exits.add(name)
                 return "param"
             return kind
@@ -704,7 +778,13 @@ class ScopBuilder:
             reason = why.message if why is not None else f"'{raw.array}' is declared in the SCoP"
             raise CompileError.at(raw.ref.coord, f"{reason}, and array '{raw.array}' has no declared "
                                   "size to bound the access by") from None
-        extent = AffineSpace(self.ctx, (), self.params, describe).expr(dim, f"size of array '{raw.array}'")
+        try:
+            extent = AffineSpace(self.ctx, (), self.params, describe).expr(dim, f"size of array '{raw.array}'")
+        except NotAffine:
+            reason = why.message if why is not None else f"'{raw.array}' is declared in the SCoP"
+            raise CompileError.at(raw.ref.coord, f"{reason}, and the size of array '{raw.array}' "
+                                  f"('{describe(dim)}') is not affine, so it cannot bound the access (pass the size "
+                                  "as a parameter of its own)") from None
         one = isl.Space.create_from_names(self.ctx, set=["o"], params=list(self.params))
         ls = isl.LocalSpace.from_space(one)
         var = isl.PwAff.var_on_domain(ls, isl.dim_type.set, 0)
@@ -728,9 +808,12 @@ class ScopBuilder:
                                 declared_line=vt.coord.line if vt.coord else None,
                                 live_after=not (scalar and self._liveness.unused_after(name))))
         for name, coord in self._stored_iterators.items():
+            if self.kinds.get(name) == "cell" or name in self.locals:
+                continue    # a scalar of the SCoP already
             vt = self._type(name, coord)
             arrays.append(Array(name, vt.base, (), (), is_scalar=True,
-                                declared_line=vt.coord.line if vt.coord else None))
+                                declared_line=vt.coord.line if vt.coord else None,
+                                live_after=self._read_after(name)))
         return tuple(arrays)
 
     def _local_arrays(self) -> tuple[Array, ...]:
@@ -758,12 +841,18 @@ class ScopBuilder:
         space = AffineSpace(self.ctx, (), self.params, describe)
         extents, known = [], []
         for k, dim in enumerate(vt.dims):
+            if dim is not None and k == 0 and not _affine_size(space, dim, name):
+                dim = None   # `double A[n * m]`: over-approximated (as pet), by the elements accessed
             if dim is None:
                 if k > 0:
                     raise CompileError.at(vt.coord, f"array '{name}' has an unknown inner dimension")
                 extents.append(self._inferred_extent(name, vt))
                 known.append(False)
             else:
+                if not _affine_size(space, dim, name):
+                    raise CompileError.at(dim.coord, f"non-affine size of array '{name}': '{describe(dim)}' (an "
+                                          "inner dimension must be an affine expression of the parameters: "
+                                          "pass its value as a parameter of its own)")
                 # a function of the parameters only (not of a 0-dimensional set), like
                 # every parameter expression isl builds: AST generation under a --ctx needs it
                 extents.append(space.expr(dim, f"size of array '{name}'").project_domain_on_params())
@@ -793,6 +882,14 @@ class ScopBuilder:
 
 
 
+def _affine_size(space: AffineSpace, dim: c_ast.Node, name: str) -> bool:
+    try:
+        space.expr(dim, f"size of array '{name}'")
+    except NotAffine:
+        return False
+    return True
+
+
 def _only_params(params_set: isl.Set, names: tuple[str, ...]) -> isl.Set:
     """`params_set` without the parameters the SCoP does not have (projected out)."""
     for k in reversed(range(params_set.dim(isl.dim_type.param))):
@@ -801,13 +898,28 @@ def _only_params(params_set: isl.Set, names: tuple[str, ...]) -> isl.Set:
     return params_set
 
 
-def _loop_init(node: c_ast.For) -> tuple[str, c_ast.Node]:
+def _loop_init(node: c_ast.For) -> tuple[str, c_ast.Node | None]:
+    """The loop's iterator and start; no start (None) for `for (; i < n; i++)` and
+    `for (i; ...)`, whose iterator is the variable the step updates: the loop starts
+    from the value it has there."""
     init = node.init
     if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
         return init.decls[0].name, init.decls[0].init
     if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
         return init.lvalue.name, init.rvalue
+    stepped = _stepped(node.next)
+    if stepped is not None and (init is None or isinstance(init, c_ast.ID) and init.name == stepped):
+        return stepped, None
     raise CompileError.at(node.coord, "loop must start with 'iterator = expression'")
+
+
+def _stepped(nxt: c_ast.Node | None) -> str | None:
+    """The variable a loop's step updates (`i++`, `i += 2`, `i = i - 1`), if any."""
+    if isinstance(nxt, c_ast.UnaryOp) and nxt.op in ("p++", "++", "p--", "--") and isinstance(nxt.expr, c_ast.ID):
+        return nxt.expr.name
+    if isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID):
+        return nxt.lvalue.name
+    return None
 
 
 def _loop_step(node: c_ast.For, it: str) -> int:
@@ -833,6 +945,9 @@ def _loop_step(node: c_ast.For, it: str) -> int:
     # a step the model cannot know (`i += k`, `i *= 2`) makes the loop dynamic control;
     # no step, a zero step or a step of another variable is no loop over `it`
     error = NotAffine if updates_itself else CompileError
+    if nxt is None:
+        raise error.at(node.coord, f"loop over '{it}' has no step: write 'for (...; ...; {it}++)', "
+                       "or a while loop")
     raise error.at(getattr(nxt, "coord", None) or node.coord,
                    f"loop over '{it}' must step by a non-zero constant ('{describe(nxt) if nxt else ''}')")
 
@@ -925,10 +1040,13 @@ def _scan(items) -> NameScan:
 
 
 def _loop_iterator(node: c_ast.For) -> str | None:
+    """The iterator of a loop that sets it (`for (; i < n; i++)` leaves `i` what it is:
+    a variable of the SCoP, the loop's iterator only where its start is known)."""
     try:
-        return _loop_init(node)[0]
+        it, init = _loop_init(node)
     except CompileError:
         return None
+    return it if init is not None else None
 
 
 def _union(sets) -> isl.UnionSet:

@@ -410,6 +410,8 @@ class _Inliner:
     def _pointer(self, actual: c_ast.Node, formal: str, formal_type: VarType, callee: str,
                  bindings: dict[str, c_ast.Node]) -> _Pointer:
         """What an array or pointer argument designates, checked against the parameter's shape."""
+        written = actual
+        actual = self._as_subscripts(actual)
         element = isinstance(actual, c_ast.UnaryOp) and actual.op == "&"
         target = actual.expr if element else actual
         subs: list[c_ast.Node] = []
@@ -418,8 +420,9 @@ class _Inliner:
             target = target.name
         subs.reverse()
         if not isinstance(target, c_ast.ID):
-            raise CompileError.at(actual.coord, f"argument for the array parameter '{formal}' of '{callee}' "
-                                  "is neither an array, a row of one, nor the address of a variable")
+            raise CompileError.at(written.coord, f"argument for the array parameter '{formal}' of '{callee}' "
+                                  "is neither an array, a row of one, nor the address of a variable or "
+                                  "element (write 'A', 'A[i]', '&A[i][j]', 'A + i' or 'A[i] + j')")
         decl = self.symbols.get(target.name)
         base_type = None
         if decl is not None and target.name not in self.scop_locals:
@@ -428,12 +431,20 @@ class _Inliner:
             except TypeError_:
                 base_type = None
         rank = len(base_type.dims) if base_type is not None else 0
+        if element and len(subs) < rank and subs:   # `&A[i]`, `A + i`: rows from row i (the callee's
+            inner = base_type.dims[len(subs):]       # first subscript is added to i)
+            if len(formal_type.dims) != len(inner) + 1 or not all(
+                    _same_extent(a, b, bindings) for a, b in zip(inner, formal_type.dims[1:])):
+                raise CompileError.at(written.coord, f"argument '{_text(written)}' does not have the shape of "
+                                      f"the parameter '{formal}' of '{callee}' (its inner dimensions must be "
+                                      "the same)")
+            return _Pointer(target.name, tuple(subs), True)
         if element:
             if len(subs) != rank:
-                raise CompileError.at(actual.coord, f"argument for '{formal}' of '{callee}' takes the address "
+                raise CompileError.at(written.coord, f"argument for '{formal}' of '{callee}' takes the address "
                                       "of something other than one element")
             if len(formal_type.dims) != 1:
-                raise CompileError.at(actual.coord, f"argument for '{formal}' of '{callee}' points to one "
+                raise CompileError.at(written.coord, f"argument for '{formal}' of '{callee}' points to one "
                                       f"element, but '{formal}' has {len(formal_type.dims)} dimensions")
             return _Pointer(target.name, tuple(subs), True)
         if rank == 0:
@@ -448,6 +459,52 @@ class _Inliner:
             raise CompileError.at(actual.coord, f"argument '{_text(actual)}' does not have the shape of the "
                                   f"parameter '{formal}' of '{callee}' (its inner dimensions must be the same)")
         return _Pointer(target.name, tuple(subs), False)
+
+    def _rows_left(self, node: c_ast.Node) -> int:
+        """How many dimensions the pointer or array `node` still has (0: not one)."""
+        if isinstance(node, c_ast.ID):
+            decl = self.symbols.get(node.name)
+            if decl is None or node.name in self.scop_locals:
+                return 0
+            try:
+                return len(resolve(decl.type, self.typedefs).dims)
+            except TypeError_:
+                return 0
+        if isinstance(node, c_ast.ArrayRef):
+            return max(self._rows_left(node.name) - 1, 0)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            return max(self._rows_left(node.expr) - 1, 0)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "&" and isinstance(node.expr, c_ast.ArrayRef):
+            return self._rows_left(node.expr) + 1
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+            return max(self._rows_left(node.left), self._rows_left(node.right) if node.op == "+" else 0)
+        return 0
+
+    def _as_subscripts(self, node: c_ast.Node) -> c_ast.Node:
+        """A pointer argument written with pointer arithmetic, as subscripts: `A + i` is
+        `&A[i]`, `A[i] + j` is `&A[i][j]`, `&A[i][j] + k` is `&A[i][j + k]`, `*A` is
+        `A[0]` (C's own meaning of each); any other node is returned as it is."""
+        coord = node.coord
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*" and self._rows_left(node.expr) > 0:
+            inner = self._as_subscripts(node.expr)
+            if isinstance(inner, c_ast.UnaryOp) and inner.op == "&":
+                return inner.expr
+            return c_ast.ArrayRef(inner, c_ast.Constant("int", "0", coord), coord)
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+            pointer, offset = node.left, node.right
+            if node.op == "+" and self._rows_left(pointer) == 0:
+                pointer, offset = offset, pointer
+            if self._rows_left(pointer) == 0 or self._rows_left(offset) > 0:
+                return node
+            if node.op == "-":
+                offset = c_ast.UnaryOp("-", offset, coord)
+            base = self._as_subscripts(pointer)
+            if isinstance(base, c_ast.UnaryOp) and base.op == "&" and isinstance(base.expr, c_ast.ArrayRef):
+                last = base.expr
+                return c_ast.UnaryOp("&", c_ast.ArrayRef(last.name, c_ast.BinaryOp("+", last.subscript, offset, coord),
+                                                         coord), coord)
+            return c_ast.UnaryOp("&", c_ast.ArrayRef(base, offset, coord), coord)
+        return node
 
     def _check_globals(self, body: c_ast.Node, result, own: set[str], callee: str, where) -> None:
         """A name the callee uses and does not declare is a global of the file; the call

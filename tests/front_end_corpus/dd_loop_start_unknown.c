@@ -1,0 +1,59 @@
+// covers: loops without a start whose iterator's value is not known: set before the SCoP, a function argument, read from memory (pet: the variable's value; a while loop)
+#include <stdio.h>
+#include <math.h>
+#define N 40
+static void compute(int n, int m, int s, double A[N][N], double B[N][N], double C[N], double D[N], int idx[N], int cnt[N], int P[N + 1], int Q[4 * N], double V[4 * N])
+{
+  int i, j, k;
+  double t;
+  i = s;
+  j = m / 2;
+#pragma scop
+  for (; i < n; i++)
+    C[i] = C[i] + 2.0;
+  for (j; j < m; j += 3)
+    D[j] = D[j] - 1.0;
+  k = idx[0];
+  for (; k < n; k++)
+    V[k] = V[k] + 1.0;
+  for (; s < m; s++)
+    cnt[s] = s;
+  cnt[0] = i;
+  cnt[1] = j;
+  cnt[2] = k;
+#pragma endscop
+}
+
+static void dump(const char *name, const double *v, int count)
+{
+  fprintf(stderr, "begin dump: %s\n", name);
+  for (int t = 0; t < count; t++) fprintf(stderr, "%0.17g\n", v[t]);
+  fprintf(stderr, "end   dump: %s\n", name);
+}
+
+int main(void)
+{
+  static double A[N][N], B[N][N], C[N], D[N], V[4 * N];
+  static int idx[N], cnt[N], P[N + 1], Q[4 * N];
+  static const int sizes[4][3] = {{37, 41 % N, 3}, {5, 1, 2}, {0, 3, 1}, {N, N, 7}};
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\n");
+  for (int r = 0; r < 4; r++) {
+    int n = sizes[r][0], m = sizes[r][1], s = sizes[r][2];
+    for (int t = 0; t < N; t++) {
+      C[t] = ((t * 5) % 9) / 9.0 - 0.3; D[t] = (t % 4) * 0.25; idx[t] = (t * 7 + r) % N; cnt[t] = -1;
+      for (int u = 0; u < N; u++) { A[t][u] = ((t * 13 + u * 7 + r) % 100) / 100.0; B[t][u] = (t + u) % 3; }
+    }
+    P[0] = 0;
+    for (int t = 0; t < N; t++) P[t + 1] = P[t] + (t * 3) % 5;
+    for (int t = 0; t < 4 * N; t++) { Q[t] = (t * 11) % N; V[t] = ((t * 7) % 13) / 13.0; }
+    compute(n, m, s, A, B, C, D, idx, cnt, P, Q, V);
+    char tag[4][8];
+    for (int a = 0; a < 4; a++) snprintf(tag[a], sizeof tag[a], "%c%d", "ABCD"[a], r);
+    dump(tag[0], &A[0][0], N * N); dump(tag[1], &B[0][0], N * N); dump(tag[2], C, N); dump(tag[3], D, N);
+    fprintf(stderr, "begin dump: cnt%d\n", r);
+    for (int t = 0; t < N; t++) fprintf(stderr, "%d\n", cnt[t]);
+    fprintf(stderr, "end   dump: cnt%d\n", r);
+  }
+  fprintf(stderr, "==END   DUMP_ARRAYS==\n");
+  return 0;
+}
