@@ -103,3 +103,21 @@ def test_array_without_size_passed_to_a_call_is_rejected(tmp_path, capsys):
     assert main(["--output-dir", str(tmp_path), str(source)]) != 0
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and re.match(rf"{re.escape(str(source))}:6:\d+: error: .*declare its size", err[0]), err
+
+
+def test_loop_of_a_pure_call_and_device_work_is_split(tmp_path):
+    """A pure call and device work in one parallel loop body, no dependence back to the
+    call: the band is split, the calls run in one host loop, the rest in one launch (not
+    a launch per iteration)."""
+    source = tmp_path / "split.c"
+    source.write_text("double smooth_step(double v) __attribute__((const));\n"
+                      "void f(int n, double x[100], double y[100], double z[100])\n{\n#pragma scop\n"
+                      "  for (int i = 0; i < n; i++) {\n    y[i] = smooth_step(x[i]);\n"
+                      "    z[i] = y[i] * 2 + x[i];\n  }\n#pragma endscop\n}\n")
+    assert main(["--output-dir", str(tmp_path), str(source)]) == 0
+    code = _scop((tmp_path / "split_host.cu").read_text())
+    lines = code.splitlines()
+    launch = next(k for k, line in enumerate(lines) if "kernel0 <<<" in line)
+    assert not _enclosing_loops(lines, launch), code
+    call = next(k for k, line in enumerate(lines) if "smooth_step(" in line)
+    assert _enclosing_loops(lines, call) and call < launch, code

@@ -14,8 +14,11 @@ gcc's build of the original; its host file must keep the input's bytes outside t
 SCoPs (a byte-order mark first, CRLF line ends, Latin-1 bytes). The programs about
 file encodings and about calls (`call_*`: inlined, so every target prints them) also
 verify with --target=c; those about dynamic control (`dd_*`), structs (`struct_*`), access
-summaries (`pencil_*`), arrays declared in a SCoP (`local_array_*`) and empty SCoPs
-(`empty_scop_*`: left as written, with a warning) with --target=c and --target=opencl.
+summaries (`pencil_*`), arrays declared in a SCoP (`local_array_*`), empty SCoPs
+(`empty_scop_*`: left as written, with a warning), calls to functions without a body
+(`ext_*`, linked with the file a `// link:` line names), loops without a start or bound
+(`loop_*`), sizes (`size_*`), array arguments (`call_arg_*`) and iterators kept in memory
+with --target=c and --target=opencl.
 """
 from __future__ import annotations
 
@@ -43,7 +46,8 @@ _LINK = re.compile(r"^//\s*link:\s*(?P<files>.*?)\s*$")
 _SCOP_START = re.compile(rb"#\s*pragma\s+scop\b|_Pragma\s*\(\s*\"scop\"\s*\)|^\s*SCOP\s*$")
 _SCOP_END = re.compile(rb"#\s*pragma\s+endscop\b|_Pragma\s*\(\s*\"endscop\"\s*\)|^\s*ENDSCOP\s*$")
 # the programs also checked with the C target and on OpenCL
-ALL_TARGETS = ("dd_", "struct_", "pencil_", "local_array_", "ext_", "empty_scop_")
+ALL_TARGETS = ("dd_", "struct_", "pencil_", "local_array_", "ext_", "empty_scop_", "loop_", "size_", "call_arg_",
+               "exit_in_memory")
 # the forms of a file (rather than of its C): also checked with the C target
 FILE_FORMS = ("latin1", "bom", "crlf", "line_directive", "pragma_operator", "form_feed")
 

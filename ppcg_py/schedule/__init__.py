@@ -116,7 +116,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
         schedule = absorb_loop_free(schedule, _every_dependence(deps), host_statements(scop) | host_only)
         schedule, ends = host_ends(schedule, host_only)
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
-                                       host_only)
+                                       host_only, _every_dependence(deps))
         if kernels is None:     # a host-only statement the mapper could not keep out of a kernel
             ends = HostEnds(head=frozenset(s.name for s in scop.statements))
             if not warned:
@@ -146,8 +146,8 @@ def _every_dependence(deps: Dependences) -> isl.UnionMap:
 
 
 def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.UnionMap | None, names: Names,
-            first_kernel: int, ends: frozenset[str] = frozenset(), pinned: frozenset[str] = frozenset()
-            ) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
+            first_kernel: int, ends: frozenset[str] = frozenset(), pinned: frozenset[str] = frozenset(),
+            dependences: isl.UnionMap | None = None) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
     """The statements left on the host, the tree with kernels marked, and the kernels.
     `ends`: the SCoP's serial head and tail (host.py), which stay on the host;
     `pinned`: statements that must run on the host wherever they are (they call a
@@ -159,7 +159,7 @@ def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.Uni
     excluded: frozenset[str] = frozenset()
     while True:
         host = host_statements(scop, excluded, ends) | pinned
-        mapper = KernelMapper(options, sizes, names, first_kernel, host, pinned - ends)
+        mapper = KernelMapper(options, sizes, names, first_kernel, host, pinned - ends, dependences)
         final = mapper.run(schedule)
         launched = frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
         if mapper.mixed or launched & pinned:

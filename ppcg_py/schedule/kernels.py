@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import band_tiled, node_at, statement_names, tree_position, union_of
+from ..isl_context import band_tiled, node_at, sets_of, statement_names, tree_position, union_of
 from ..names import Names
 from ..options import Options
 from .sizes import KernelSizes, kernel_sizes
@@ -64,13 +64,14 @@ class Kernel:
 class KernelMapper:
     def __init__(self, options: Options, sizes: isl.UnionMap | None, names: Names,
                  first_kernel: int = 0, host: frozenset[str] = frozenset(),
-                 pinned: frozenset[str] = frozenset()) -> None:
+                 pinned: frozenset[str] = frozenset(), dependences: isl.UnionMap | None = None) -> None:
         self.options, self.sizes, self.names = options, sizes, names
         self.first = first_kernel
         self.host = host | pinned         # statements that may stay on the host (schedule/host.py)
         # of those, the ones that must: they call a function only the host has. A subtree
         # that holds one is never a kernel: its loops run on the host, kernels inside
         self.pinned = pinned
+        self.dependences = dependences    # between instances: whether a band can be split (_separated)
         self.kernels: list[Kernel] = []
         self.mixed = False                # a leaf held a pinned statement and a device one
 
@@ -96,8 +97,11 @@ class KernelMapper:
                 return node
             return self.single_thread_kernel(node)
         if kind == NT.band:
-            if self._holds_pinned(node):    # a host loop (all its members), kernels inside
-                return self.visit(node.child(0)).parent()
+            if self._holds_pinned(node):
+                split = self._separated(node)
+                if split is not None:       # the pinned statements' loops apart from the others'
+                    return self.visit(split)
+                return self.visit(node.child(0)).parent()   # a host loop (all its members), kernels inside
             return self.band(node)
         if node.n_children() == 0:
             return node
@@ -110,6 +114,34 @@ class KernelMapper:
         if node.get_type() == NT.filter:
             domain = domain.intersect(node.filter_get_filter())
         return statement_names(domain) <= self.host
+
+    def _separated(self, band: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        """The band split in two, its pinned statements' instances in one copy and the
+        others' in another, in the order no dependence contradicts (the sequence at
+        the band's place); None where dependences go both ways (a call that reads what
+        the previous iteration wrote) or isl merges the split into the tree above."""
+        if self.dependences is None:
+            return None
+        domain = band.get_domain()
+        pinned = union_of([s for s in sets_of(domain) if s.get_tuple_name() in self.pinned])
+        rest = domain.subtract(pinned)
+        if rest.is_empty():
+            return None
+        deps = self.dependences.intersect_domain(domain).intersect_range(domain)
+        path = tree_position(band)
+        try:
+            if deps.intersect_domain(rest).intersect_range(pinned).is_empty():
+                node = band.order_before(pinned)
+            elif deps.intersect_domain(pinned).intersect_range(rest).is_empty():
+                node = band.order_after(pinned)
+            else:
+                return None
+            node = node_at(node.get_schedule(), path)
+        except isl.Error:
+            return None
+        if _ancestry(node) != _ancestry(band) or node.get_type() != NT.sequence:
+            return None
+        return node
 
     def _holds_pinned(self, node: isl.ScheduleNode) -> bool:
         if not self.pinned:

@@ -4,7 +4,7 @@
 #define N 40
 static void compute(int n, int m, int s, double A[N][N], double B[N][N], double C[N], double D[N], int idx[N], int cnt[N], int P[N + 1], int Q[4 * N], double V[4 * N])
 {
-  int i, j, k;
+  int i, j, k = -1;   /* k is read after the SCoP even where its loop does not run */
   double t;
 #pragma scop
   i = 2;
