@@ -11,7 +11,7 @@ from fuzz.generate import generate
 from fuzz.interp import c_div, c_mod, footprint
 from fuzz.program import (Arith, ArrayDecl, Assign, Call, CastTo, Const, Local, Loop, Num, Program, Ref,
                           ScalarDecl, data_refs, walk_nodes)
-from fuzz.render import render
+from fuzz.render import render, render_library
 from fuzz.runner import classify_compiler, data_type_of, normalise_reason
 from fuzz.shrink import shrink
 
@@ -32,10 +32,15 @@ def test_generated_programs_have_no_undefined_behaviour(index, tmp_path):
     """gcc with ASan and UBSan: in-bounds subscripts, no overflow, a full dump; and no
     scalar gcc can see is read before it has a value (interp checks every read)."""
     src = tmp_path / "p.c"
-    src.write_text(render(generate(f"ub:{index}")))
+    program = generate(f"ub:{index}")
+    src.write_text(render(program))
+    sources = [str(src)]
+    if (lib := render_library(program)) is not None:   # the functions it only declares
+        (tmp_path / "p_lib.c").write_text(lib)
+        sources.append(str(tmp_path / "p_lib.c"))
     exe = tmp_path / "p"
     subprocess.run(["gcc", "-O1", "-Werror=uninitialized", "-fsanitize=address,undefined",
-                    "-fno-sanitize-recover=all", "-o", str(exe), str(src), "-lm"], check=True, capture_output=True)
+                    "-fno-sanitize-recover=all", "-o", str(exe), *sources, "-lm"], check=True, capture_output=True)
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "==BEGIN DUMP_ARRAYS==" in proc.stderr and "==END   DUMP_ARRAYS==" in proc.stderr
