@@ -113,8 +113,9 @@ class Externals(Idioms):
         return self.value(scope, ctype)
 
     def row(self, scope: _Scope, ctype: str | None = None) -> tuple[Ref, str] | None:
-        """A row `A[..]` of an array (its last subscript left out), or a whole 1-d array."""
-        arrays = [a for a in self.g.arrays if ctype is None or a.ctype == ctype]
+        """A row `A[..]` of an array (its last subscript left out), or a whole 1-d array;
+        not of an array of unknown size (`A[][M]`), which a call may access all of."""
+        arrays = [a for a in self.g.arrays if (ctype is None or a.ctype == ctype) and not a.open_outer]
         if not arrays:
             return None
         arr = self.rng.choice(arrays)
