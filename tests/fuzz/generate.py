@@ -10,7 +10,8 @@ assignments, casts and math functions, two SCoPs in one function or in two.
 reused, accumulated, carried or live after a loop; locals assigned late, nested
 and shadowing; one array read at two footprints or at a parameter's shift),
 from a random stream of its own, so the program built here stays what the seed
-gave before them.
+gave before them; `external` then inserts calls of functions the program only
+declares (defined in a second file, see external.py), from a stream of its own too.
 
 Values stay bounded so that a program never depends on overflow: integer
 assignments are reduced modulo 1009, integer multiplications use small
