@@ -20,7 +20,7 @@ from fuzz.shrink import _runnable
 SAMPLE = 200
 NEW = ("scalar_private", "scalar_accumulate", "scalar_after_loop", "scalar_carried", "scalar_temporary",
        "local_assigned", "local_nested", "local_shadow", "array_shifted")
-OFF = Features(scalar_flow=False, local_scopes=False, array_overlap=False, dynamic=False)
+OFF = Features(scalar_flow=False, local_scopes=False, array_overlap=False, dynamic=False, external=False)
 
 N = (("n", 6),)
 A1 = ArrayDecl("A", "double", 1)

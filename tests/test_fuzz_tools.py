@@ -2,16 +2,17 @@
 that loses the failure, would make every verdict worthless."""
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
 import pytest
 from fuzz.campaign import make_case
-from fuzz.generate import generate
+from fuzz.generate import Features, generate
 from fuzz.interp import c_div, c_mod, footprint
 from fuzz.program import (Arith, ArrayDecl, Assign, Call, CastTo, Const, Local, Loop, Num, Program, Ref,
                           ScalarDecl, data_refs, walk_nodes)
-from fuzz.render import render
+from fuzz.render import render, render_library
 from fuzz.runner import classify_compiler, data_type_of, normalise_reason
 from fuzz.shrink import shrink
 
@@ -32,10 +33,15 @@ def test_generated_programs_have_no_undefined_behaviour(index, tmp_path):
     """gcc with ASan and UBSan: in-bounds subscripts, no overflow, a full dump; and no
     scalar gcc can see is read before it has a value (interp checks every read)."""
     src = tmp_path / "p.c"
-    src.write_text(render(generate(f"ub:{index}")))
+    program = generate(f"ub:{index}")
+    src.write_text(render(program))
+    sources = [str(src)]
+    if (lib := render_library(program)) is not None:   # the functions it only declares
+        (tmp_path / "p_lib.c").write_text(lib)
+        sources.append(str(tmp_path / "p_lib.c"))
     exe = tmp_path / "p"
     subprocess.run(["gcc", "-O1", "-Werror=uninitialized", "-fsanitize=address,undefined",
-                    "-fno-sanitize-recover=all", "-o", str(exe), str(src), "-lm"], check=True, capture_output=True)
+                    "-fno-sanitize-recover=all", "-o", str(exe), *sources, "-lm"], check=True, capture_output=True)
     proc = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "==BEGIN DUMP_ARRAYS==" in proc.stderr and "==END   DUMP_ARRAYS==" in proc.stderr
@@ -137,3 +143,68 @@ def test_a_program_that_equals_only_its_cxx_build_passes_as_cxx():
     wrong = VerifyReport(Path("p.c"), (), differs, {}, {"forward": ("r[0]: expected 0, got 2",), "reverse": ()})
     assert classify_report(wrong).verdict == "mismatch"
     assert classify_report(VerifyReport(Path("p.c"), (), differs)).verdict == "mismatch"
+
+
+# -- calls of functions the program only declares (feature `external`) ---------------
+def _build_and_dump(tmp_path, name: str, program) -> str:
+    src, lib = tmp_path / f"{name}.c", tmp_path / f"{name}_lib.c"
+    src.write_text(render(program))
+    lib.write_text(render_library(program))
+    exe = tmp_path / name
+    subprocess.run(["gcc", "-O1", "-o", str(exe), str(src), str(lib), "-lm"], check=True, capture_output=True)
+    return subprocess.run([str(exe)], capture_output=True, text=True, timeout=60, check=True).stderr
+
+
+def test_external_calls_are_declared_in_the_program_and_defined_in_the_second_file(tmp_path):
+    """Every form appears; each function the program declares (and only those) is
+    defined in the library, which builds as C and as C++ (the CUDA emulation's way)."""
+    import re
+
+    from fuzz.external import _kind, externals_used
+    from fuzz.program import ExtCall, Ptr, pointer_refs
+    programs = [generate(f"ext:{k}") for k in range(40)]
+    with_calls = [p for p in programs if externals_used(p)]
+    assert 10 <= len(with_calls) <= 35
+    kinds = {_kind(fn)[0] for p in with_calls for fn in externals_used(p)}
+    assert kinds == {"log", "draw", "scale_row", "mean_row", "bump", "cmix", "gget", "gput"}
+    assert any(p.globals for p in with_calls)
+    pointers = [ptr for p in with_calls for s in p.scops for n in walk_nodes(s) if isinstance(n, ExtCall)
+                for a in n.args for ptr in pointer_refs(a)]
+    assert any(isinstance(x, Ptr) and x.address and not x.ref.subs for x in pointers)      # &s
+    assert any(x.address and x.ref.subs for x in pointers) and any(not x.address for x in pointers)
+    for k, program in enumerate(with_calls[:6]):
+        text, lib = render(program), render_library(program)
+        declared = set(re.findall(r"^(?:__attribute__\(\(const\)\) )?\w+ (ext_\w+)\(", text, re.M))
+        defined = set(re.findall(r"^\w+ (ext_\w+)\(", lib, re.M))
+        assert declared == defined == set(externals_used(program)) | {"ext_trace"}, (declared, defined)
+        assert not re.search(r"^\w[^;]*\bext_\w+\([^;]*\)\s*\{", text, re.M)    # no body in the program
+        for flags in (["-x", "c"], ["-x", "c++"]):
+            (tmp_path / f"l{k}.c").write_text(lib)
+            subprocess.run(["gcc", "-fsyntax-only", "-Wall", "-Werror", *flags, str(tmp_path / f"l{k}.c")],
+                           check=True, capture_output=True)
+    assert not any(externals_used(generate(f"ext:{k}", Features(external=False))) for k in range(40))
+
+
+def test_a_skipped_external_call_shows_in_the_dump(tmp_path):
+    """The hidden state is dumped: without one call that runs once, the dump differs."""
+    from fuzz.external import externals_used
+    from fuzz.program import ExtCall
+    for k in range(200):
+        program = generate(f"ext:{k}")
+        top = [pos for pos, n in enumerate(program.scops[0]) if isinstance(n, ExtCall)]
+        if externals_used(program) and top:
+            break
+    else:
+        pytest.fail("no program calls a declared-only function at its SCoP's top level")
+    pos = top[0]
+    skipped = program.with_scops((program.scops[0][:pos] + program.scops[0][pos + 1:],) + program.scops[1:])
+    assert "ext_trace" in _build_and_dump(tmp_path, "a", program)
+    assert _build_and_dump(tmp_path, "a", program) != _build_and_dump(tmp_path, "b", skipped)
+
+
+def test_empty_scops_only_with_the_feature():
+    from fuzz.generate import Features as F
+    on = [render(generate(f"empty:{k}", F(empty=True))) for k in range(20)]
+    assert any("#pragma scop\n#pragma endscop" in t for t in on)
+    assert any(re.search(r"#pragma scop\n  \w+ unused\d+;\n#pragma endscop", t) for t in on)
+    assert not any("#pragma scop\n#pragma endscop" in render(generate(f"empty:{k}")) for k in range(20))

@@ -18,7 +18,7 @@ if str(Path(__file__).resolve().parents[2]) not in sys.path:  # ppcg_py without 
 from . import campaign, corpus  # noqa: E402
 from .generate import Features  # noqa: E402
 from .patterns import patterns  # noqa: E402
-from .render import render  # noqa: E402
+from .render import render, render_library  # noqa: E402
 from .runner import ROOT, data_type_of, run_case  # noqa: E402
 from .shrink import shrink  # noqa: E402
 
@@ -73,6 +73,8 @@ def _replay(args: argparse.Namespace) -> int:
     workdir = (args.out / "replay" / args.replay.replace(":", "_")).resolve()
     run = functools.partial(run_case, root=args.root.resolve(), cpu_limit=args.cpu_limit)
     print(text)
+    if (lib := render_library(program)) is not None:
+        print(f"/* ---- {workdir / 'prog_lib.c'} (linked with every build) ---- */\n{lib}")
     print("options:", " ".join(opts))
     print("patterns:", " ".join(sorted(patterns(program))))
     outcome = run(text, program, opts, workdir, use_nvcc=args.nvcc_every == 1)
@@ -94,10 +96,13 @@ def _replay(args: argparse.Namespace) -> int:
     small_text = render(small)
     final = run(small_text, small, small_args, workdir / "final")
     print(small_text)
+    if (small_lib := render_library(small)) is not None:
+        print(f"/* ---- {workdir / 'final' / 'prog_lib.c'} ---- */\n{small_lib}")
     print("options:", " ".join(small_args))
     print(f"shrunk after {counter[0]} tries: {final.verdict} {final.detail}\n{final.message[:2000]}")
     if args.save and (final.failed or args.shrink_match):
-        print("saved:", corpus.save(small_text, small_args, data_type_of(small), final, args.replay))
+        print("saved:", corpus.save(small_text, small_args, data_type_of(small), final, args.replay,
+                                    library=small_lib))
     return 1
 
 

@@ -19,7 +19,7 @@ from .generate import Features, generate
 from .options import random_options
 from .patterns import PATTERNS, patterns
 from .program import Program
-from .render import render
+from .render import render, render_library
 from .runner import AS_CXX, ON_HOST, OPENCL_MATH, ROOT, Outcome, data_type_of, run_case
 from .shrink import shrink
 
@@ -105,7 +105,7 @@ def _shrink_case(job: tuple[Settings, dict]) -> dict:
     if settings.save and final.failed:
         known = {r.signature for r in corpus.load_all()}
         if (final.verdict, final.detail) not in known or final.verdict == "mismatch":
-            path = corpus.save(text, small_args, data_type_of(small), final, name)
+            path = corpus.save(text, small_args, data_type_of(small), final, name, library=render_library(small))
             result["saved"] = str(path)
     return result
 

@@ -7,6 +7,8 @@ The JSON says how to replay the case and what a correct compiler does:
      "reason": "fragment of the expected error",   # with "rejection"
      "xfail": "why it fails today, where the bug is" | null,
      "cpu_limit": 60,                       # CPU seconds ppcg-py may use
+     "link": ["NAME_lib.c"],                # C files linked with every build (the functions
+                                            # the program only declares), beside NAME.c
      "why": "what the bug was, once fixed",  # for the reader only
      "found": {"verdict": "mismatch", "detail": "", "seed": "7:12"}}
 
@@ -36,6 +38,7 @@ class Regression:
     xfail: str | None
     found: dict
     cpu_limit: int = 60
+    link: tuple[Path, ...] = ()
 
     @property
     def signature(self) -> tuple[str, str]:
@@ -49,18 +52,25 @@ def load_all(folder: Path = REGRESSIONS) -> list[Regression]:
         cases.append(Regression(meta.stem, meta.with_suffix(".c"), tuple(data.get("args", ())),
                                 data.get("data_type", "double"), bool(data.get("use_nvcc", False)),
                                 data.get("expect", "pass"), data.get("reason", ""), data.get("xfail"),
-                                data.get("found", {}), int(data.get("cpu_limit", 60))))
+                                data.get("found", {}), int(data.get("cpu_limit", 60)),
+                                tuple(folder / f for f in data.get("link", ()))))
     return cases
 
 
 def save(source_text: str, args: tuple[str, ...], data_type: str, outcome: Outcome, seed: str, *,
-         folder: Path = REGRESSIONS, xfail: str | None = None) -> Path:
-    """Write NAME.c and NAME.json; NAME comes from the verdict and the content."""
-    digest = hashlib.sha1((source_text + "\0".join(args)).encode()).hexdigest()[:8]
+         folder: Path = REGRESSIONS, xfail: str | None = None, library: str | None = None) -> Path:
+    """Write NAME.c and NAME.json (and NAME_lib.c, the functions the program only
+    declares, when `library` is given); NAME comes from the verdict and the content."""
+    digest = hashlib.sha1((source_text + "\0".join(args) + (library or "")).encode()).hexdigest()[:8]
     name = f"fuzz_{outcome.verdict.replace('-', '_')}_{digest}"
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{name}.c").write_text(source_text)
+    link = []
+    if library is not None:
+        (folder / f"{name}_lib.c").write_text(library)
+        link.append(f"{name}_lib.c")
     meta = {"args": list(args), "data_type": data_type, "use_nvcc": False, "expect": "pass",
+            **({"link": link} if link else {}),
             "xfail": xfail if xfail is not None else f"found by the fuzzer: {outcome.verdict} "
                                                      f"{outcome.detail}".strip(),
             "found": {"verdict": outcome.verdict, "detail": outcome.detail, "seed": seed,
@@ -71,4 +81,5 @@ def save(source_text: str, args: tuple[str, ...], data_type: str, outcome: Outco
 
 def replay(case: Regression, workdir: Path, *, use_nvcc: bool | None = None) -> Outcome:
     return run_file(case.source, case.args, case.data_type, workdir,
-                    use_nvcc=case.use_nvcc if use_nvcc is None else use_nvcc, cpu_limit=case.cpu_limit)
+                    use_nvcc=case.use_nvcc if use_nvcc is None else use_nvcc, cpu_limit=case.cpu_limit,
+                    extra_c_sources=tuple(str(f) for f in case.link))

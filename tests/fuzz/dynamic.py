@@ -43,7 +43,9 @@ def add_dynamic_control(program: Program, seed: str) -> Program:
         return program
     types = {a.name: a.ctype for a in program.arrays}
     open_arrays = {a.name for a in program.arrays if a.open_outer}
+    from .external import written_through_calls
     written = {n.target.name for scop in program.scops for n in walk_nodes(scop) if isinstance(n, Assign)}
+    written |= written_through_calls(program)
     testable = {name for name, ctype in types.items() if ctype == "int" or name not in written}
     scops = list(program.scops)
     for _ in range(rng.choice(SITES)):

@@ -10,7 +10,8 @@ assignments, casts and math functions, two SCoPs in one function or in two.
 reused, accumulated, carried or live after a loop; locals assigned late, nested
 and shadowing; one array read at two footprints or at a parameter's shift),
 from a random stream of its own, so the program built here stays what the seed
-gave before them.
+gave before them; `external` then inserts calls of functions the program only
+declares (defined in a second file, see external.py), from a stream of its own too.
 
 Values stay bounded so that a program never depends on overflow: integer
 assignments are reduced modulo 1009, integer multiplications use small
@@ -50,6 +51,7 @@ from .program import (
     ScalarDecl,
     Select,
     Var,
+    used_names,
 )
 
 PRIMES = (5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43)
@@ -77,6 +79,8 @@ class Features:
     dynamic: bool = True         # ifs on array values, while loops that stop early on them (`dynamic`)
     calls: bool = True           # calls of helper functions of the file (values, element updates, rows)
     structs: bool = True         # two or three arrays become the members of one array of structs
+    external: bool = True        # calls of functions the file only declares, defined in a second file
+    empty: bool = False          # `#pragma scop` regions with nothing or only a declaration in them
 
 
 @dataclass
@@ -464,10 +468,15 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
                           split_functions=n_scops > 1 and gen.chance(0.4),
                           minmax_macros=gen.chance(0.7), iterators_in_for=gen.chance(0.7))
         program = enrich(program, gen, str(seed), _attempt, features)
+        if features.external:
+            from .external import add_external_calls
+            program = add_external_calls(program, gen, f"{seed}:{_attempt}")
         if features.dynamic:
             program = add_dynamic_control(program, f"{seed}:{_attempt}")
         if features.structs:
             program = _with_struct(program, random.Random(f"structs:{seed}:{_attempt}"))
+        if features.empty:
+            program = _with_empty_scops(program, random.Random(f"empty:{seed}:{_attempt}"))
         for _shrink in range(6):
             count = _fits(program)
             if count is not None:
@@ -484,9 +493,15 @@ def _with_struct(program: Program, rng: random.Random) -> Program:
     array of structs (render.py prints `rec[i].A[k]` for `A[i][k]`). The program's
     semantics stay those of separate arrays, as members never overlap: nothing else
     changes, and the interpreter sees the arrays it always did."""
-    if rng.random() >= 0.25 or len(program.arrays) < 2:
+    from .external import pointer_arrays
+    if rng.random() >= 0.25:
         return program
-    members = rng.sample(program.arrays, min(len(program.arrays), rng.randint(2, 3)))
+    # a global, or an array passed by pointer to a declared-only function, stays an array
+    apart = set(program.globals) | pointer_arrays(program)
+    arrays = [a for a in program.arrays if a.name not in apart]
+    if len(arrays) < 2:
+        return program
+    members = rng.sample(arrays, min(len(arrays), rng.randint(2, 3)))
     rank = min(a.rank for a in members)
     if rng.random() < 0.3 and rank > 1:
         rank -= 1     # every member an array member
@@ -495,6 +510,22 @@ def _with_struct(program: Program, rng: random.Random) -> Program:
     order = [a.name for a in program.arrays if a in members]
     return replace(program, structs=(StructDecl(name, tuple(order), rank),),
                    notes=program.notes + (f"struct {name}: {', '.join(order)}",))
+
+
+def _with_empty_scops(program: Program, rng: random.Random) -> Program:
+    """With a modest probability, one or two `#pragma scop` regions with nothing in them,
+    or only a declaration without a value (`double unused1;`), after one of the SCoPs."""
+    if rng.random() >= 0.4:
+        return program
+    taken = used_names(program) | {n for n, _ in program.params} | {s.name for s in program.scalars}
+    empty = []
+    for k in range(rng.randint(1, 2)):
+        declaration = None
+        if rng.random() < 0.5:
+            name = next(f"unused{j}" for j in range(k + 1, 99) if f"unused{j}" not in taken)
+            declaration = (rng.choice(("double", "float", "int")), name)
+        empty.append((rng.randrange(len(program.scops)), declaration))
+    return replace(program, empty_scops=tuple(empty))
 
 
 def enrich(program: Program, gen: Generator, seed: str, attempt: int, features: Features) -> Program:

@@ -18,6 +18,7 @@ from .program import (
     Cond,
     Const,
     DataIf,
+    ExtCall,
     IExpr,
     If,
     Local,
@@ -31,6 +32,7 @@ from .program import (
     While,
     data_refs,
     node_refs,
+    pointer_refs,
 )
 
 
@@ -203,13 +205,22 @@ def footprint(program: Program, limit: int = 50_000) -> Footprint:
         slot.writer = (scop, path, tuple(loops), update)
         fp.writes[slot.role] += 1
 
-    def statement(node: Assign | Local, path: tuple) -> None:
+    def statement(node: Assign | Local | ExtCall, path: tuple) -> None:
         fp.instances += 1
         if fp.instances > limit:
             raise TooManyInstances(fp.instances)
         for ref in node_refs(node):
             for dim, sub in enumerate(ref.subs):
                 fp.note(ref.name, dim, ieval(sub, env))
+        if isinstance(node, ExtCall):
+            # a call of a declared-only function: reads its value arguments, and reads
+            # and updates a scalar whose address it is given (`ext_bump_T(&s, v)`)
+            updated = [p.ref.name for a in node.args for p in pointer_refs(a) if p.address and not p.ref.subs]
+            for name in [r.name for a in node.args for r in data_refs(a) if not r.subs] + updated:
+                read(name, path)
+            for name in updated:
+                write(name, path, True)
+            return
         if isinstance(node, Local):
             frames[-1][node.name] = _Slot("local", False)
             if node.init is None:
@@ -253,7 +264,7 @@ def footprint(program: Program, limit: int = 50_000) -> Footprint:
                 run(node.orelse, here + ("orelse",))
             elif isinstance(node, While):    # as many iterations as its bound allows
                 run((Loop(node.var, node.lo, node.hi, node.body),), path, block=False)
-            elif isinstance(node, (Assign, Local)):
+            elif isinstance(node, (Assign, Local, ExtCall)):
                 statement(node, here)
         if block:
             frames.pop()

@@ -129,7 +129,26 @@ class CastTo:
     a: "DExpr"
 
 
-DExpr = Union[Ref, Num, Index, Arith, Call, Select, CastTo]
+@dataclass(frozen=True)
+class Ptr:
+    """A pointer argument of a call to a function the file only declares (`external`):
+    a row `A[i]` of an array (its last subscript left out), a whole one-dimensional
+    array `x`, or, with `address`, one element `&x[i]` or a scalar `&s`. Not a value:
+    `data_refs` does not see it, `pointer_refs` does."""
+
+    ref: Ref
+    address: bool = False
+
+
+@dataclass(frozen=True)
+class Extent:
+    """The extent of an array's last dimension, a literal once `render` has laid the
+    arrays out: the length of a row passed to a declared-only function."""
+
+    name: str
+
+
+DExpr = Union[Ref, Num, Index, Arith, Call, Select, CastTo, Ptr, Extent]
 
 # -- statements -------------------------------------------------------------
 
@@ -215,7 +234,17 @@ class While:
     body: tuple["Node", ...]
 
 
-Node = Union[Assign, Local, Loop, If, DataIf, While]
+@dataclass(frozen=True)
+class ExtCall:
+    """`fn(args);`: a call statement of a function the file only declares (its
+    definition is in the second file `external.library` prints, linked with the
+    program and with ppcg-py's output)."""
+
+    fn: str
+    args: tuple[DExpr, ...]
+
+
+Node = Union[Assign, Local, Loop, If, DataIf, While, ExtCall]
 
 # -- the program ------------------------------------------------------------
 
@@ -282,6 +311,10 @@ class Program:
     function: str = "compute"
     notes: tuple[str, ...] = field(default=(), compare=False)
     structs: tuple[StructDecl, ...] = ()
+    globals: tuple[str, ...] = ()                # arrays declared at file scope, not passed
+    # empty SCoPs: (k, declaration) -- `#pragma scop` regions after SCoP k (in its
+    # function) with nothing in them, or only `ctype name;` when declaration is given
+    empty_scops: tuple[tuple[int, tuple[str, str] | None], ...] = ()
 
     def with_scops(self, scops: tuple[tuple[Node, ...], ...]) -> "Program":
         return replace(self, scops=tuple(s for s in scops if s))
@@ -307,34 +340,56 @@ def walk_nodes(nodes: tuple[Node, ...]):
             yield from walk_nodes(body)
 
 
+def subexpressions(expr: DExpr):
+    if isinstance(expr, Arith):
+        return (expr.a, expr.b)
+    if isinstance(expr, Call):
+        return expr.args
+    if isinstance(expr, Select):
+        return (expr.a, expr.b, expr.x, expr.y)
+    if isinstance(expr, CastTo):
+        return (expr.a,)
+    return ()
+
+
 def data_refs(expr: DExpr):
-    """Every Ref inside a data expression."""
+    """Every Ref inside a data expression whose value it reads (not a pointer argument)."""
     if isinstance(expr, Ref):
         yield expr
-    elif isinstance(expr, Arith):
-        yield from data_refs(expr.a)
-        yield from data_refs(expr.b)
-    elif isinstance(expr, Call):
-        for arg in expr.args:
-            yield from data_refs(arg)
-    elif isinstance(expr, Select):
-        for part in (expr.a, expr.b, expr.x, expr.y):
-            yield from data_refs(part)
-    elif isinstance(expr, CastTo):
-        yield from data_refs(expr.a)
+    for part in subexpressions(expr):
+        yield from data_refs(part)
+
+
+def pointer_refs(expr: DExpr):
+    """Every pointer argument (Ptr) inside a data expression."""
+    if isinstance(expr, Ptr):
+        yield expr
+    for part in subexpressions(expr):
+        yield from pointer_refs(part)
+
+
+def node_exprs(node: Node) -> tuple[DExpr, ...]:
+    """The data expressions a statement evaluates (right-hand side, initialiser, arguments)."""
+    if isinstance(node, Assign):
+        return (node.rhs,)
+    if isinstance(node, Local) and node.init is not None:
+        return (node.init,)
+    if isinstance(node, ExtCall):
+        return node.args
+    return ()
 
 
 def node_refs(node: Node):
-    """The references of one statement (target first)."""
+    """The references of one statement (target first), pointer arguments included."""
     if isinstance(node, Assign):
         yield node.target
         if node.chain is not None:
             yield node.chain
-        yield from data_refs(node.rhs)
-    elif isinstance(node, Local) and node.init is not None:
-        yield from data_refs(node.init)
     elif isinstance(node, (DataIf, While)):
         yield node.test.ref
+    for expr in node_exprs(node):
+        yield from data_refs(expr)
+        yield from (p.ref for p in pointer_refs(expr))
 
 
 def used_names(program: Program) -> set[str]:

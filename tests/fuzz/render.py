@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .external import library, prototypes, trace_dump
 from .interp import Footprint, footprint
 from .program import (
     Arith,
@@ -25,6 +26,8 @@ from .program import (
     Const,
     DataIf,
     DExpr,
+    Extent,
+    ExtCall,
     IExpr,
     If,
     Index,
@@ -36,11 +39,13 @@ from .program import (
     Not,
     Num,
     Program,
+    Ptr,
     Ref,
     Select,
     Test,
     Var,
     While,
+    node_exprs,
     node_refs,
     used_names,
     walk_nodes,
@@ -143,6 +148,10 @@ class _Printer:
             return f"{e.fn}({', '.join(self.data(a) for a in e.args)})"
         if isinstance(e, Select):
             return f"({self.data(e.a)} {e.op} {self.data(e.b)} ? {self.data(e.x)} : {self.data(e.y)})"
+        if isinstance(e, Ptr):
+            return ("&" if e.address else "") + self.ref(e.ref)
+        if isinstance(e, Extent):
+            return str(self.layout.extents[e.name][-1])
         assert isinstance(e, CastTo)
         return f"(({e.ctype}) {self.data(e.a)})"
 
@@ -160,6 +169,8 @@ class _Printer:
             target, source = row
             return [f"{indent}row_update_{self.ctype(target.name)}({self.ref(target)}, {self.ref(source)}, "
                     f"{self.iexpr(node.hi)});"]
+        if isinstance(node, ExtCall):
+            return [f"{indent}{node.fn}({', '.join(self.data(a) for a in node.args)});"]
         if isinstance(node, Assign):
             if node.chain is not None:
                 return [f"{indent}{self.ref(node.target)} = {self.ref(node.chain)} = {self.data(node.rhs)};"]
@@ -267,12 +278,11 @@ def _helpers_used(program: Program) -> list[str]:
                 calls(getattr(expr, f))
     for scop in program.scops:
         for node in walk_nodes(scop):
+            for expr in node_exprs(node):
+                calls(expr)
             if isinstance(node, Assign):
                 if node.helper == "bump" and node.target.subs:
                     used.add(f"bump_{types[node.target.name]}")
-                calls(node.rhs)
-            elif isinstance(node, Local) and node.init is not None:
-                calls(node.init)
             elif isinstance(node, Loop) and node.helper == "row" and (row := _row_call(node, members)) is not None:
                 used.add(f"row_update_{types[row[0].name]}")
     if "twice_mix" in used:
@@ -297,7 +307,8 @@ def render(program: Program, fp: Footprint | None = None) -> str:
     used = used_names(program)
     members = _members(program)
     fields = [a for a in program.arrays if a.name in used and a.name in members]
-    arrays = [a for a in program.arrays if a.name in used and a.name not in members]
+    globals_ = [a for a in program.arrays if a.name in program.globals]
+    arrays = [a for a in program.arrays if a.name in used and a.name not in members and a not in globals_]
     structs = [(st, [a for a in fields if a.name in st.fields]) for st in program.structs]
     structs = [(st, fs) for st, fs in structs if fs]
     scalars = [s for s in program.scalars if s.name in used]
@@ -310,6 +321,12 @@ def render(program: Program, fp: Footprint | None = None) -> str:
     helpers = _helpers_used(program)
     if helpers:
         lines += [*(HELPERS[h] for h in helpers), ""]
+    externals = prototypes(program)     # defined in the second file (`render_library`)
+    if externals:
+        lines += [*externals, ""]
+    if globals_:
+        lines += [f"{a.ctype} {a.name}{''.join(f'[{e}]' for e in lay.extents[a.name])};" for a in globals_]
+        lines.append("")
     for st, fs in structs:
         lines.append(f"struct {st.name}_t {{")
         lines += [f"  {a.ctype} {a.name}{''.join(f'[{e}]' for e in lay.extents[a.name][st.rank:])};" for a in fs]
@@ -348,6 +365,10 @@ def render(program: Program, fp: Footprint | None = None) -> str:
             if pos:
                 lines.append("  /* between two SCoPs */")
             lines += ["#pragma scop", *pr.nodes(program.scops[k], "  "), "#pragma endscop"]
+            for after, declaration in program.empty_scops:
+                if min(after, len(program.scops) - 1) == k:
+                    lines += ["#pragma scop", *([f"  {declaration[0]} {declaration[1]};"] if declaration else []),
+                              "#pragma endscop"]
         for s in scalars:
             if s.inout:
                 lines.append(f"  *{s.name}_io = {s.name};")
@@ -356,7 +377,9 @@ def render(program: Program, fp: Footprint | None = None) -> str:
                 + [a.name for a in arrays] + [st.name for st, _ in structs]
                 + [f"&{s.name}" for s in scalars if s.inout])
         calls.append(f"  {name}({', '.join(args)});")
-    dumped = {a.ctype for a in arrays + fields} | {s.ctype for s in scalars if s.inout}
+    dumped = {a.ctype for a in arrays + fields + globals_} | {s.ctype for s in scalars if s.inout}
+    if externals:
+        dumped.add("double")     # the hidden state of the declared-only functions
     for ctype, fmt in DUMP_FORMAT.items():
         if ctype not in dumped:
             continue
@@ -377,9 +400,11 @@ def render(program: Program, fp: Footprint | None = None) -> str:
         lines += _init_array(a, lay.extents[a.name], n)
     for n, a in enumerate(fields):
         lines += _init_array(a, lay.extents[a.name], len(arrays) + n, members[a.name])
+    for n, a in enumerate(globals_):
+        lines += _init_array(a, lay.extents[a.name], len(arrays) + len(fields) + n)
     lines += calls
     lines.append('  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\n");')
-    for a in arrays:
+    for a in arrays + globals_:
         ext = lay.extents[a.name]
         count = " * ".join(str(e) for e in ext)
         first = a.name + "[0]" * len(ext)
@@ -397,8 +422,19 @@ def render(program: Program, fp: Footprint | None = None) -> str:
     for s in scalars:
         if s.inout:
             lines.append(f'  dump_{s.ctype}("{s.name}", &{s.name}, 1);')
+    if externals:
+        lines += trace_dump()
     lines += ['  fprintf(stderr, "==END   DUMP_ARRAYS==\\n");', "  return 0;", "}", ""]
     return "\n".join(lines)
+
+
+def render_library(program: Program, fp: Footprint | None = None) -> str | None:
+    """The second C file, which defines the functions `program` only declares (None
+    when it declares none): linked with the original and with ppcg-py's output."""
+    if not prototypes(program):
+        return None
+    fp = fp if fp is not None else footprint(program)
+    return library(program, layout(program, fp).extents)
 
 
 def _temporaries(program: Program, scalars: list, scop_ids: list[int]) -> list[str]:

@@ -220,19 +220,29 @@ def classify_report(report: VerifyReport) -> Outcome:
 def run_case(source_text: str, program: Program, args: tuple[str, ...], workdir: Path, *,
              use_nvcc: bool | None = False, root: Path = ROOT, compile_timeout: float = 600,
              run_timeout: float = 300, cpu_limit: int = CPU_LIMIT_S) -> Outcome:
-    """Write a generated program to workdir/prog.c, verify it, classify the result."""
+    """Write a generated program to workdir/prog.c (and the functions it only declares
+    to workdir/prog_lib.c, linked with every build), verify it, classify the result."""
+    from .render import render_library
     workdir = workdir.resolve()
     workdir.mkdir(parents=True, exist_ok=True)
     source = workdir / "prog.c"
     source.write_text(source_text)
+    extra: tuple[str, ...] = ()
+    lib = render_library(program)
+    if lib is not None:
+        (workdir / "prog_lib.c").write_text(lib)
+        extra = (str(workdir / "prog_lib.c"),)
     return run_file(source, args, data_type_of(program), workdir, use_nvcc=use_nvcc, root=root,
-                    compile_timeout=compile_timeout, run_timeout=run_timeout, cpu_limit=cpu_limit)
+                    compile_timeout=compile_timeout, run_timeout=run_timeout, cpu_limit=cpu_limit,
+                    extra_c_sources=extra)
 
 
 def run_file(source: Path, args: tuple[str, ...], data_type: str, workdir: Path, *,
              use_nvcc: bool | None = False, root: Path = ROOT, compile_timeout: float = 600,
-             run_timeout: float = 300, cpu_limit: int = CPU_LIMIT_S) -> Outcome:
-    """Verify one C file compiled with `args`; classify the result."""
+             run_timeout: float = 300, cpu_limit: int = CPU_LIMIT_S,
+             extra_c_sources: tuple[str, ...] = ()) -> Outcome:
+    """Verify one C file compiled with `args`, linked with `extra_c_sources` (the
+    definitions of functions it only declares); classify the result."""
     source = Path(source).resolve()
     calls: list[subprocess.CompletedProcess[str]] = []
     if "--target=opencl" in args and opencl_unavailable() is not None:
@@ -240,7 +250,8 @@ def run_file(source: Path, args: tuple[str, ...], data_type: str, workdir: Path,
     target = "c" if "--target=c" in args else "opencl" if "--target=opencl" in args else "cuda"
     cfg = VerifyConfig(source=source, ppcg_args=tuple(args), use_nvcc=use_nvcc, data_type=data_type,
                        orders=("forward", "reverse"), run_timeout=run_timeout,
-                       compile_timeout=compile_timeout, cxx_reference=True, target=target)
+                       compile_timeout=compile_timeout, cxx_reference=True, target=target,
+                       extra_c_sources=tuple(str(Path(f).resolve()) for f in extra_c_sources))
     start = time.perf_counter()
     report = verify(cfg, Path(workdir).resolve() / "verify", compiler=_compiler(root, calls, cpu_limit))
     seconds = time.perf_counter() - start
@@ -252,7 +263,7 @@ def run_file(source: Path, args: tuple[str, ...], data_type: str, workdir: Path,
     if outcome.verdict == "mismatch" and target == "opencl" and _calls_math(workdir / "verify" / "generated"):
         as_cuda = run_file(source, tuple(a for a in args if a != "--target=opencl"), data_type, workdir / "cuda",
                            use_nvcc=use_nvcc, root=root, compile_timeout=compile_timeout,
-                           run_timeout=run_timeout, cpu_limit=cpu_limit)
+                           run_timeout=run_timeout, cpu_limit=cpu_limit, extra_c_sources=extra_c_sources)
         if as_cuda.verdict == "pass":
             outcome = Outcome("pass", OPENCL_MATH, "the same compilation for CUDA matches C; on the OpenCL "
                               "runtime, whose kernels call its math functions:\n" + outcome.message)

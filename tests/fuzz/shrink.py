@@ -24,6 +24,7 @@ from .program import (
     Const,
     DataIf,
     DExpr,
+    ExtCall,
     If,
     Local,
     Loop,
@@ -31,6 +32,7 @@ from .program import (
     Node,
     Num,
     Program,
+    Ptr,
     Ref,
     Select,
     Var,
@@ -101,11 +103,14 @@ def _rebuild(e: DExpr, k: int, new: DExpr) -> DExpr:
 
 
 def expr_variants(e: DExpr) -> Iterator[DExpr]:
-    """Smaller expressions: a child instead of the node, then deeper edits."""
+    """Smaller expressions: a child instead of the node, then deeper edits. A pointer
+    argument of a declared-only function stays what it is (no value can replace it)."""
+    if isinstance(e, Ptr):
+        return
     if not isinstance(e, Num):
         yield Num(1, "int")
     kids = _data_children(e)
-    yield from kids
+    yield from (kid for kid in kids if not isinstance(kid, Ptr))
     if isinstance(e, Ref) and e.subs:
         for d, sub in enumerate(e.subs):
             if not isinstance(sub, (Var, Const)):
@@ -175,6 +180,10 @@ def _node_variants(node: Node) -> Iterator[tuple[Node, ...]]:
     elif isinstance(node, Local):
         for init in expr_variants(node.init):
             yield (replace(node, init=init),)
+    elif isinstance(node, ExtCall):
+        for k, arg in enumerate(node.args):
+            for simpler in expr_variants(arg):
+                yield (replace(node, args=node.args[:k] + (simpler,) + node.args[k + 1:]),)
 
 
 def candidates(case: Case) -> Iterator[Case]:
@@ -203,6 +212,10 @@ def candidates(case: Case) -> Iterator[Case]:
                 params = list(program.params)
                 params[k] = (name, smaller)
                 yield replace(program, params=tuple(params)), args
+    if program.empty_scops:
+        yield replace(program, empty_scops=()), args
+    if program.globals:
+        yield replace(program, globals=()), args
     if not program.minmax_macros:
         yield replace(program, minmax_macros=True), args
     if not program.iterators_in_for:
