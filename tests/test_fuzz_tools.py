@@ -202,9 +202,10 @@ def test_a_skipped_external_call_shows_in_the_dump(tmp_path):
     assert _build_and_dump(tmp_path, "a", program) != _build_and_dump(tmp_path, "b", skipped)
 
 
-def test_empty_scops_only_with_the_feature():
+def test_empty_scops_unless_turned_off():
     from fuzz.generate import Features as F
-    on = [render(generate(f"empty:{k}", F(empty=True))) for k in range(20)]
+    on = [render(generate(f"empty:{k}")) for k in range(20)]
     assert any("#pragma scop\n#pragma endscop" in t for t in on)
     assert any(re.search(r"#pragma scop\n  \w+ unused\d+;\n#pragma endscop", t) for t in on)
-    assert not any("#pragma scop\n#pragma endscop" in render(generate(f"empty:{k}")) for k in range(20))
+    assert not any("#pragma scop\n#pragma endscop" in render(generate(f"empty:{k}", F(empty=False)))
+                   for k in range(20))

@@ -123,7 +123,7 @@ class KernelMapper:
         if self.dependences is None:
             return None
         domain = band.get_domain()
-        pinned = union_of([s for s in sets_of(domain) if s.get_tuple_name() in self.pinned])
+        pinned = union_of([isl.UnionSet.from_set(s) for s in sets_of(domain) if s.get_tuple_name() in self.pinned])
         rest = domain.subtract(pinned)
         if rest.is_empty():
             return None

@@ -80,7 +80,7 @@ class Features:
     calls: bool = True           # calls of helper functions of the file (values, element updates, rows)
     structs: bool = True         # two or three arrays become the members of one array of structs
     external: bool = True        # calls of functions the file only declares, defined in a second file
-    empty: bool = False          # `#pragma scop` regions with nothing or only a declaration in them
+    empty: bool = True           # `#pragma scop` regions with nothing or only a declaration in them
 
 
 @dataclass
