@@ -160,3 +160,20 @@ def replaced(node: c_ast.Node, new: dict[int, c_ast.Node]) -> c_ast.Node:
             setattr(node, attr, [replaced(v, new) if isinstance(v, c_ast.Node) else v for v in value])
     return node
 
+
+class Wrapped(c_ast.Node):
+    """A node of the front end's own that marks one expression (`expr`) for a later
+    walk: walks see the expression as its only child."""
+
+    __slots__ = ("expr", "coord", "__weakref__")
+    attr_names = ()
+
+    def __init__(self, expr: c_ast.Node, coord=None) -> None:
+        self.expr, self.coord = expr, coord
+
+    def children(self) -> tuple:
+        return (("expr", self.expr),)
+
+    def __iter__(self):
+        yield self.expr
+

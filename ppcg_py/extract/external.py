@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from .c_walk import nodes_of
+from .c_walk import Wrapped, nodes_of
 
 # The hidden state of every declared-only function: a variable of the model alone (a
 # reserved C name: no program declares it), never printed, never on the device.
@@ -122,23 +122,13 @@ def _declared_pure(path: str, names: set[str]) -> set[str]:
 
 
 # -- the pointer arguments of a statement's calls ---------------------------------
-class PointerArgument(c_ast.Node):
+class PointerArgument(Wrapped):
     """An argument of a call to a declared-only function that designates memory (`A`,
     `A[i]`, `&A[i][j]`, `&s`, `A + k`): no value is read where it is written; the call's
     accesses through it are the module's over-approximation. It lives while the
     builder takes the statement's accesses, then gives way to its expression again."""
 
-    __slots__ = ("expr", "coord", "__weakref__")
-    attr_names = ()
-
-    def __init__(self, expr: c_ast.Node, coord=None) -> None:
-        self.expr, self.coord = expr, coord
-
-    def children(self) -> tuple:
-        return (("expr", self.expr),)
-
-    def __iter__(self):
-        yield self.expr
+    __slots__ = ()
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ from pycparser import c_ast
 
 from ..diagnostics import CompileError
 from .accesses import RawAccess, expression_reads, statement_accesses, tag_references
-from .c_walk import operand_ids
+from .c_walk import Wrapped, operand_ids
 from .model import Access, Statement
 
 USE, DEF = "__pencil_use", "__pencil_def"
@@ -131,20 +131,10 @@ class SummaryCall(c_ast.Node):
         yield from self.items
 
 
-class PencilUse(c_ast.Node):
+class PencilUse(Wrapped):
     """`__pencil_use(x)` in a summary: x is read."""
 
-    __slots__ = ("expr", "coord", "__weakref__")
-    attr_names = ()
-
-    def __init__(self, expr: c_ast.Node, coord=None) -> None:
-        self.expr, self.coord = expr, coord
-
-    def children(self) -> tuple:
-        return (("expr", self.expr),)
-
-    def __iter__(self):
-        yield self.expr
+    __slots__ = ()
 
 
 class PencilValue(c_ast.Node):
