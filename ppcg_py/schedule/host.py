@@ -57,9 +57,10 @@ def host_ends(schedule: isl.Schedule, host_only: frozenset[str] = frozenset()) -
     schedule with an outermost set's serial children ordered after the others.
 
     `host_only`: statements that must run on the host (they call a function only the
-    host has, extract/summaries.py and external.py). A child that holds one counts as
-    serial; one left between kernels runs there on the host, between copies of what
-    it touches back and forth (memory/transfers.py)."""
+    host has, extract/summaries.py and external.py). One in a serial child joins the
+    head or tail; one left between kernels, or in a child with parallelism, runs
+    there on the host, between copies of what it touches back and forth
+    (memory/host_syncs.py)."""
     return _host_ends(schedule, host_only)
 
 
@@ -74,8 +75,9 @@ def _host_ends(schedule: isl.Schedule, host_only: frozenset[str]) -> tuple[isl.S
             return schedule, HostEnds(head=statement_names(top.get_domain()))   # nothing parallel: all host
         return schedule, HostEnds()
     filters = [filter_instances(top.child(k)) for k in range(top.n_children())]
-    parallel = [_has_parallelism(top.child(k)) and not statement_names(f) & host_only
-                for k, f in zip(range(top.n_children()), filters)]
+    # a child with parallelism is part of the device part even where it holds a
+    # host-only statement too: that one runs on the host between kernels
+    parallel = [_has_parallelism(top.child(k)) for k in range(top.n_children())]
     if not any(parallel):
         return schedule, HostEnds(head=statement_names(top.get_domain()))
     if kind == NT.set:
