@@ -53,7 +53,7 @@ int main(void)
   }
   kernel(N - 3, M - 4, A, B, x, y, K);
   kernel(0, M - 4, A, B, x, y, K);
-  kernel(5, 0, A, B, x, y, K);
+  kernel(5, 1, A, B, x, y, K);   /* m = 0 would read A[i][-1] */
   for (int i = 0; i < N; i++) k[i] = K[i];
   fprintf(stderr, "==BEGIN DUMP_ARRAYS==\n");
   dump("A", &A[0][0], N * M); dump("B", &B[0][0], N * M); dump("x", x, N); dump("y", y, N); dump("K", k, N);
