@@ -161,7 +161,7 @@ def test_program_verifies_with_1_2_4_threads(name, options, tmp_path):
 
 def test_private_scalar_is_private(tmp_path):
     text = _compiled(_program(tmp_path, "private_scalar"), tmp_path)
-    assert "#pragma omp parallel for private(s)" in text
+    assert "#pragma omp parallel for firstprivate(s)" in text
 
 
 def test_local_of_the_scop_is_declared_and_private(tmp_path):
@@ -189,7 +189,7 @@ def test_time_loop_is_one_parallel_region(options, tmp_path):
     assert re.findall(r"#pragma omp parallel\b.*", text) == ["#pragma omp parallel"], text
     assert re.search(r"#pragma omp parallel\n\s*for \(int c0 = 0; c0 <= 5; c0\+\+\) \{\n"
                      r"\s*#pragma omp single\n\s*\{\n\s*x\[c0\] = [^\n]*\n\s*s = ", text), text
-    assert re.findall(r"#pragma omp for.*", text) == ["#pragma omp for", "#pragma omp for private(t)"], text
+    assert re.findall(r"#pragma omp for.*", text) == ["#pragma omp for", "#pragma omp for firstprivate(t)"], text
     assert len(re.findall(r"#pragma omp single", text)) == 1, text
 
 

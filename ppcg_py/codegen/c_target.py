@@ -135,7 +135,11 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
         loop = loops.get(name)
         if loop is None:
             return body
-        clause = f" private({', '.join(sorted(loop.private))})" if loop.private else ""
+        # firstprivate: isl may print a statement that the schedule runs in the loop's
+        # first iteration before the loop (one iteration of a tile loop left, fuzz
+        # 2612:797: `sum = 1;` then a loop whose first iteration reads it); each
+        # thread's copy then starts from that value
+        clause = f" firstprivate({', '.join(sorted(loop.private))})" if loop.private else ""
         parallel_pragmas.append(c_ast.Pragma(f"omp parallel for{clause}"))
         return _with_pragma(body, parallel_pragmas[-1], iterators[loop.depth])
 

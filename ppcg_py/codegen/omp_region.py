@@ -21,7 +21,7 @@ Every thread executes the code of the region that no `omp for` shares out, so:
 
 The SCoP's locals are declared at the top of its block, outside the region, so they are
 shared in it, as the program's own variables are; a scalar a parallel loop keeps per
-iteration keeps its `private(...)` clause on the `omp for`. A region never holds another
+iteration keeps its `firstprivate(...)` clause on the `omp for`. A region never holds another
 parallel region: it goes only around a loop that is not inside a parallel loop, and the
 loops inside it all become `omp for`.
 """
