@@ -75,6 +75,15 @@ def statement_names(instances: isl.UnionSet) -> frozenset[str]:
     return frozenset(s.get_tuple_name() for s in sets_of(instances))
 
 
+def statements_below(node: isl.ScheduleNode) -> frozenset[str]:
+    """The statements whose instances run below `node` (through a filter node: those
+    it lets through)."""
+    domain = node.get_domain()
+    if node.get_type() == isl.schedule_node_type.filter:
+        domain = domain.intersect(node.filter_get_filter())
+    return statement_names(domain)
+
+
 def filter_instances(child: isl.ScheduleNode) -> isl.UnionSet:
     """The instances a filter node lets through (its own domain is what reaches it)."""
     return child.get_domain().intersect(child.filter_get_filter())

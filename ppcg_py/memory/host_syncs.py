@@ -30,7 +30,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from ..extract.model import Scop
-from ..isl_context import sets_of, statement_names
+from ..isl_context import statements_below
 from .transfers import DeviceArray, extent_set, whole_box
 
 NT = isl.schedule_node_type
@@ -55,10 +55,11 @@ def plan_host_syncs(scop: Scop, schedule: isl.Schedule, pinned: frozenset[str], 
     and the copies around each outermost subtree of `schedule` that runs such a
     statement and launches no kernel (one copy per run of a host loop nest, not one
     per iteration)."""
+    if not pinned:
+        return arrays, ()
     by_name = {d.array.name: d for d in arrays}
     statements = {s.name: s for s in scop.statements}
-    syncs: list[HostSync] = []
-    touched: set[str] = set()
+    sites = []       # (number, site, statements there, arrays they may read or write, those they may write)
     for number, (site, here) in enumerate(_sites(schedule.get_root(), pinned, ())):
         reads: list[str] = []
         writes: list[str] = []
@@ -70,14 +71,18 @@ def plan_host_syncs(scop: Scop, schedule: isl.Schedule, pinned: frozenset[str], 
                 reads.append(name)
             if access.is_write and name not in writes:
                 writes.append(name)
+        sites.append((number, site, here, reads, writes))
+    touched = {name for *_, reads, _ in sites for name in reads}
+    whole = {name: whole_box(extent_set(by_name[name].array, scop.context), by_name[name].array) for name in touched}
+    syncs: list[HostSync] = []
+    for number, site, here, reads, writes in sites:
         syncs += [HostSync(f"sync_{number}_from_{name}", site,
-                           replace(by_name[name], copy_out=True, out_box=_whole(scop, by_name[name])), False, here)
+                           replace(by_name[name], copy_out=True, out_box=whole[name]), False, here)
                   for name in reads]
         syncs += [HostSync(f"sync_{number}_to_{name}", site,
-                           replace(by_name[name], copy_in=True, in_box=_whole(scop, by_name[name])), True, here)
+                           replace(by_name[name], copy_in=True, in_box=whole[name]), True, here)
                   for name in writes]
-        touched.update(reads)
-    devices = tuple(replace(d, copy_in=True, in_box=_whole(scop, d))
+    devices = tuple(replace(d, copy_in=True, in_box=whole[d.array.name])
                     if d.array.name in touched and not d.array.local else d for d in arrays)
     return devices, tuple(syncs)
 
@@ -88,10 +93,6 @@ def _device_name(scop: Scop, array: str) -> str:
     return member.variable if member is not None else array
 
 
-def _whole(scop: Scop, dev: DeviceArray):
-    return whole_box(extent_set(dev.array, scop.context), dev.array)
-
-
 def _sites(node: isl.ScheduleNode, pinned: frozenset[str], path: tuple[int, ...]
            ) -> list[tuple[tuple[int, ...], frozenset[str]]]:
     """The outermost subtrees that run statements of `pinned` and hold no kernel, with
@@ -100,10 +101,7 @@ def _sites(node: isl.ScheduleNode, pinned: frozenset[str], path: tuple[int, ...]
     if kind == NT.mark:
         return []
     if kind != NT.domain:
-        domain = node.get_domain()
-        if kind == NT.filter:
-            domain = domain.intersect(node.filter_get_filter())
-        here = statement_names(domain) & pinned
+        here = statements_below(node) & pinned
         if not here:
             return []
         if kind != NT.filter and not _launches(node):
@@ -141,9 +139,7 @@ def with_host_syncs(schedule: isl.Schedule, syncs: tuple[HostSync, ...]) -> isl.
 
 def _points_of(node: isl.ScheduleNode) -> isl.Set:
     """The values of the loops around `node` at which it runs anything."""
-    depth = node.get_schedule_depth()
-    result = isl.Set.empty(isl.Space.set_alloc(node.get_ctx(), 0, depth))
-    prefix = node.get_prefix_schedule_union_map().intersect_domain(node.get_domain())
-    for points in sets_of(prefix.range()):
-        result = result.align_params(points.get_space()).union(points.align_params(result.get_space()))
-    return result.coalesce()
+    points = node.get_prefix_schedule_union_map().intersect_domain(node.get_domain()).range()
+    if points.is_empty():
+        return isl.Set.empty(isl.Space.set_alloc(node.get_ctx(), 0, node.get_schedule_depth()))
+    return isl.Set.from_union_set(points).coalesce()

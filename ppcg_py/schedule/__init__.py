@@ -110,13 +110,14 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
     deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
     warned = False
+    every = _every_dependence(deps)
+    host_only = frozenset(s.name for s in scop.statements if s.calls)
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
-        host_only = frozenset(s.name for s in scop.statements if s.calls)
-        schedule = absorb_loop_free(schedule, _every_dependence(deps), host_statements(scop) | host_only)
-        schedule, ends = host_ends(schedule, host_only)
+        schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
+        schedule, ends = host_ends(schedule)
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
-                                       host_only, _every_dependence(deps))
+                                       host_only, every)
         if kernels is None:     # a host-only statement the mapper could not keep out of a kernel
             ends = HostEnds(head=frozenset(s.name for s in scop.statements))
             if not warned:

@@ -52,19 +52,14 @@ class HostEnds:
         return self.head | self.tail
 
 
-def host_ends(schedule: isl.Schedule, host_only: frozenset[str] = frozenset()) -> tuple[isl.Schedule, HostEnds]:
+def host_ends(schedule: isl.Schedule) -> tuple[isl.Schedule, HostEnds]:
     """The serial head and tail of the SCoP's outermost sequence or set, and the
     schedule with an outermost set's serial children ordered after the others.
 
-    `host_only`: statements that must run on the host (they call a function only the
-    host has, extract/summaries.py and external.py). One in a serial child joins the
-    head or tail; one left between kernels, or in a child with parallelism, runs
-    there on the host, between copies of what it touches back and forth
-    (memory/host_syncs.py)."""
-    return _host_ends(schedule, host_only)
-
-
-def _host_ends(schedule: isl.Schedule, host_only: frozenset[str]) -> tuple[isl.Schedule, HostEnds]:
+    A statement that must run on the host (it calls a function only the host has,
+    extract/summaries.py and external.py) joins the head or tail in a serial child;
+    one left between kernels, or in a child with parallelism, runs there on the
+    host, between copies of what it touches back and forth (memory/host_syncs.py)."""
     root = schedule.get_root()
     if root.n_children() == 0:
         return schedule, HostEnds()

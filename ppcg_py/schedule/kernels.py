@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import band_tiled, node_at, sets_of, statement_names, tree_position, union_of
+from ..isl_context import band_tiled, node_at, sets_of, statements_below, tree_position, union_of
 from ..names import Names
 from ..options import Options
 from .sizes import KernelSizes, kernel_sizes
@@ -110,10 +110,7 @@ class KernelMapper:
     def _on_host(self, node: isl.ScheduleNode) -> bool:
         """Whether what the node runs is host statements only (a filter's own domain is what
         reaches it, before the filter)."""
-        domain = node.get_domain()
-        if node.get_type() == NT.filter:
-            domain = domain.intersect(node.filter_get_filter())
-        return statement_names(domain) <= self.host
+        return statements_below(node) <= self.host
 
     def _separated(self, band: isl.ScheduleNode) -> isl.ScheduleNode | None:
         """The band split in two, its pinned statements' instances in one copy and the
@@ -144,12 +141,7 @@ class KernelMapper:
         return node
 
     def _holds_pinned(self, node: isl.ScheduleNode) -> bool:
-        if not self.pinned:
-            return False
-        domain = node.get_domain()
-        if node.get_type() == NT.filter:
-            domain = domain.intersect(node.filter_get_filter())
-        return bool(statement_names(domain) & self.pinned)
+        return bool(self.pinned) and bool(statements_below(node) & self.pinned)
 
     def _serial_runs_grouped(self, sequence: isl.ScheduleNode) -> isl.ScheduleNode:
         """The sequence with each run of consecutive children that have no parallelism
