@@ -8,6 +8,7 @@ import traceback
 
 from .depfile import DependencyRequest, output_paths, rule_and_path
 from .diagnostics import CompileError
+from .gpu_targets import DEFAULT_GPU, GPUS, detect, gpu_named
 from .options import Options
 
 
@@ -33,6 +34,13 @@ def _stage_name(text: str) -> str:
     if text not in STAGE_NAMES:
         raise argparse.ArgumentTypeError(f"invalid choice: '{text}' (choose from {', '.join(STAGE_NAMES)})")
     return text
+
+
+def _gpu_name(text: str) -> str:
+    gpu = gpu_named(text)
+    if gpu is None:
+        raise argparse.ArgumentTypeError(f"unknown GPU '{text}' (known: {', '.join(GPUS)})")
+    return gpu.name
 
 
 def _positive(text: str) -> int:
@@ -83,7 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-S", "--tile-size", type=_positive, default=None,
                    help="default tile size [32; the C target without any size option: from the caches]")
     p.add_argument("--tile-sizes", type=_tile_sizes, default=None, help="tile sizes, outermost first: 32,32,16")
-    p.add_argument("--sizes", default=None, help='per-kernel sizes: "{ kernel[i] -> tile[32,32]; ... }"')
+    p.add_argument("--sizes", default=None,
+                   help='per-kernel sizes: "{ kernel[i] -> tile[32,32]; ... }"; "ppcg": PPCG\'s default sizes '
+                        '(tile 32, blocks 32, 32x16, 32x4x4) instead of sizes chosen for the GPU')
+    p.add_argument("--gpu", type=_gpu_name, default=None, metavar="NAME",
+                   help="size kernels for this card when no size option is given: "
+                        f"{', '.join(GPUS)} [the card nvidia-smi reports, else {DEFAULT_GPU}]")
     p.add_argument("--sizes-file", default=None, metavar="FILE",
                    help="per-kernel sizes from FILE, in --sizes syntax ('#' starts a comment); what "
                         "--autotune writes")
@@ -160,13 +173,19 @@ def dependency_request(args: argparse.Namespace) -> DependencyRequest:
 
 
 def options_from(args: argparse.Namespace) -> Options:
+    """The compilation options; `--sizes ppcg` means no sizes, and neither PPCG's defaults
+    nor a size option given means sizes chosen for the GPU."""
+    ppcg_defaults = args.sizes is not None and args.sizes.strip().lower() == "ppcg"
+    if ppcg_defaults:
+        args.sizes = None
+    given = args.tile_size is not None or args.tile_sizes is not None or args.sizes is not None
     output_dir = args.output_dir
     if args.output:
         output_dir = os.path.dirname(args.output) or output_dir
     return Options(
         include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), output_dir=output_dir,
         tile_size=args.tile_size or Options.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes,
-        cache_tiles=args.tile_size is None and args.tile_sizes is None and args.sizes is None, context=args.ctx,
+        cache_tiles=not given and not ppcg_defaults, context=args.ctx,
         assume_nonneg=args.assume_non_negative_parameters, reschedule=not args.no_reschedule,
         live_range_reordering=args.live_range_reordering,
         schedule_timeout=args.schedule_timeout, timeout=args.timeout,
@@ -175,6 +194,7 @@ def options_from(args: argparse.Namespace) -> Options:
         outer_coincidence=not args.no_isl_schedule_outer_coincidence,
         max_coefficient=args.isl_schedule_max_coefficient,
         feautrier=args.isl_schedule_algorithm == "feautrier",
+        gpu=args.gpu or _present_gpu(args.target), device_sizes=not given and not ppcg_defaults,
         max_shared_memory=args.max_shared_memory, use_shared_memory=not args.no_shared_memory,
         use_private_memory=not args.no_private_memory, group_chains=not args.no_group_chains,
         unroll_copy_shared=args.unroll_copy_shared, unroll_gpu_tile=args.unroll_gpu_tile,
@@ -185,6 +205,12 @@ def options_from(args: argparse.Namespace) -> Options:
         opencl_embed_kernel_code=args.opencl_embed_kernel_code,
         opencl_include_files=tuple(args.opencl_include_file),
         opencl_compiler_options=args.opencl_compiler_options, opencl_use_gpu=not args.opencl_no_use_gpu)
+
+
+def _present_gpu(target: str) -> str:
+    """The card this machine has, for the GPU targets; else the default."""
+    found = detect() if target != "c" else None
+    return found.name if found is not None else DEFAULT_GPU
 
 
 def _write(files, input_path: str, options: Options, request: DependencyRequest) -> None:

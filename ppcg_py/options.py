@@ -29,6 +29,8 @@ class Options:
     max_coefficient: int = -1
     feautrier: bool = False
     max_shared_memory: int = 8192
+    gpu: str = "H100"                         # --gpu: the card kernels are sized for (gpu_targets.GPUS)
+    device_sizes: bool = False                # size kernels for `gpu` (no size option given, no --sizes ppcg)
     use_shared_memory: bool = True
     use_private_memory: bool = True
     group_chains: bool = True                 # merge groups whose joint shared tile is smaller

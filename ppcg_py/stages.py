@@ -243,7 +243,8 @@ def _report(plans) -> None:
             mapping = (f"tile {list(ks.tile)}, blocks {list(kernel.block_ids)} grid {list(ks.grid)}, "
                        f"threads {list(kernel.thread_ids)} block {list(ks.block)}") if ks.tile else "single thread"
             print(f"ppcg-py: {kernel.name} ({scheduled.scop.function}): {mapping}; "
-                  f"shared memory {kmem.shared_bytes} bytes", file=sys.stderr)
+                  f"shared memory {kmem.shared_bytes} bytes"
+                  + (f"; sizes {kernel.sizes_reason}" if kernel.sizes_reason else ""), file=sys.stderr)
             for g in kmem.groups:
                 print(f"ppcg-py:   {kernel.name} group {g.array}: {_placement(g)} ({g.reason})", file=sys.stderr)
         for dev in plan.arrays:

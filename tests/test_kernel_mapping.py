@@ -86,5 +86,5 @@ def test_schedule_values_of_no_instance_is_an_empty_set():
 def test_block_sizes_stay_within_cuda_limits(asked, used):
     """A launch past CUDA's limits fails ("invalid configuration argument", fuzz 14:232):
     --sizes asking for more is cut to what a block can have."""
-    from ppcg_py.schedule.sizes import _launchable
-    assert _launchable(asked) == used
+    from ppcg_py.schedule.sizes import launchable
+    assert launchable(asked) == used

@@ -7,6 +7,7 @@ import islpy as isl
 
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
+from ..gpu_targets import GPUS
 from ..isl_budget import isl_failure
 from ..isl_context import sets_of
 from ..names import Names
@@ -18,6 +19,7 @@ from .kernels import Kernel, KernelMapper
 from .parallel import mark_coincident, respects
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .private import changed_values, privatize
+from .device_sizes import DeviceSizing, in_bounds_instances
 from .sizes import parse_sizes
 
 __all__ = ["Dependences", "Kernel", "ScheduledScop", "schedule_scop"]
@@ -112,12 +114,13 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     warned = False
     every = _every_dependence(deps)
     host_only = frozenset(s.name for s in scop.statements if s.calls)
+    device = device_sizing(scop, options)
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
         schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
         schedule, ends = host_ends(schedule)
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
-                                       host_only, every)
+                                       host_only, every, device)
         if kernels is None:     # a host-only statement the mapper could not keep out of a kernel
             ends = HostEnds(head=frozenset(s.name for s in scop.statements))
             if not warned:
@@ -127,7 +130,8 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
                                  "device version) and the schedule puts it in the same loop body as code "
                                  "that would run on the GPU: the whole SCoP runs on the host",
                                  scop.file, first.line, first.col or 1)
-            host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements)
+            host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
+                                           device=device)
         found = [privatize(scop, deps, k, reorderable - fixed) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
         if not unsafe and deps.reordering:
@@ -139,6 +143,13 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends)
 
 
+def device_sizing(scop: Scop, options: Options) -> DeviceSizing | None:
+    """What sizing kernels for the GPU needs, when they are (no size option given)."""
+    if not options.device_sizes or options.target == "c":
+        return None
+    return DeviceSizing(GPUS[options.gpu], in_bounds_instances(scop))
+
+
 def _every_dependence(deps: Dependences) -> isl.UnionMap:
     """Every dependence between statement instances, the order dependences of the
     scalars included (what a statement moved into another launch must not cross)."""
@@ -148,7 +159,8 @@ def _every_dependence(deps: Dependences) -> isl.UnionMap:
 
 def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.UnionMap | None, names: Names,
             first_kernel: int, ends: frozenset[str] = frozenset(), pinned: frozenset[str] = frozenset(),
-            dependences: isl.UnionMap | None = None) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
+            dependences: isl.UnionMap | None = None, device: DeviceSizing | None = None,
+            ) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
     """The statements left on the host, the tree with kernels marked, and the kernels.
     `ends`: the SCoP's serial head and tail (host.py), which stay on the host;
     `pinned`: statements that must run on the host wherever they are (they call a
@@ -160,7 +172,7 @@ def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.Uni
     excluded: frozenset[str] = frozenset()
     while True:
         host = host_statements(scop, excluded, ends) | pinned
-        mapper = KernelMapper(options, sizes, names, first_kernel, host, pinned - ends, dependences)
+        mapper = KernelMapper(options, sizes, names, first_kernel, host, pinned - ends, dependences, device)
         final = mapper.run(schedule)
         launched = frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
         if mapper.mixed or launched & pinned:

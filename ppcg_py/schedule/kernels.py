@@ -17,7 +17,8 @@ import islpy as isl
 from ..isl_context import band_tiled, node_at, sets_of, statements_below, tree_position, union_of
 from ..names import Names
 from ..options import Options
-from .sizes import KernelSizes, kernel_sizes
+from .device_sizes import DeviceSizing, band_extents, choose_sizes
+from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
 
@@ -46,6 +47,7 @@ class Kernel:
     point_schedule: isl.UnionMap | None = None   # instances -> untiled band (tile + point)
     host_schedule: isl.UnionMap | None = None    # instances -> host dims (all blocks)
     private: frozenset[str] = frozenset()        # scalars with a copy per thread (schedule/private.py)
+    sizes_reason: str = ""                        # how the sizes were chosen for the device (-v)
 
     @property
     def n_tile(self) -> int:
@@ -64,8 +66,10 @@ class Kernel:
 class KernelMapper:
     def __init__(self, options: Options, sizes: isl.UnionMap | None, names: Names,
                  first_kernel: int = 0, host: frozenset[str] = frozenset(),
-                 pinned: frozenset[str] = frozenset(), dependences: isl.UnionMap | None = None) -> None:
+                 pinned: frozenset[str] = frozenset(), dependences: isl.UnionMap | None = None,
+                 device: DeviceSizing | None = None) -> None:
         self.options, self.sizes, self.names = options, sizes, names
+        self.device = device              # sizes chosen for the GPU, where the user gave none
         self.first = first_kernel
         self.host = host | pinned         # statements that may stay on the host (schedule/host.py)
         # of those, the ones that must: they call a function only the host has. A subtree
@@ -176,14 +180,24 @@ class KernelMapper:
         self.kernels.append(kernel)
         return node.insert_mark(isl.Id(kernel.name, context=node.get_ctx()))
 
+    def _sizes(self, band: isl.ScheduleNode, index: int, lead: int) -> tuple[KernelSizes, str]:
+        """The user's sizes for the kernel, else those chosen for the device, else PPCG's."""
+        if self.device is not None and not given_sizes(self.sizes, index):
+            choice = choose_sizes(self.device.gpu, band_extents(band, self.device.in_bounds), lead)
+            return choice.sizes, choice.reason
+        # three block dimensions where the user's grid lists three (what --dump-sizes printed)
+        grid = user_sizes(self.sizes, index, "grid")
+        n_blocks, n_threads = min(3 if grid is not None and len(grid) >= 3 else 2, lead), min(3, lead)
+        return kernel_sizes(self.options, self.sizes, index, band.band_n_member(), n_threads, n_blocks), ""
+
     def parallel_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         ctx = node.get_ctx()
         if not node.band_get_permutable() and node.band_n_member() > 1:
             node = node.band_split(1)
         lead = _leading_coincident(node)
-        n_blocks, n_threads = min(2, lead), min(3, lead)
         index = self.first + len(self.kernels)
-        sizes = kernel_sizes(self.options, self.sizes, index, node.band_n_member(), n_threads, n_blocks)
+        sizes, reason = self._sizes(node, index, lead)
+        n_blocks, n_threads = len(sizes.grid), len(sizes.block)
         block_ids = tuple(f"{self.names.block}{k}" for k in range(n_blocks))
         thread_ids = tuple(f"{self.names.thread}{k}" for k in range(n_threads))
         domain = node.get_domain()
@@ -205,7 +219,7 @@ class KernelMapper:
                         outer_schedule=node.get_prefix_schedule_union_map().intersect_domain(blocked),
                         inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain),
                         thread_filter=thread_filter, point_schedule=untiled,
-                        host_schedule=host_schedule)
+                        host_schedule=host_schedule, sizes_reason=reason)
         self.kernels.append(kernel)
         node = node.insert_filter(thread_filter)           # each thread runs its points
         node = node.parent().parent()                      # back at the block filter

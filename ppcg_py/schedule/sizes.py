@@ -61,7 +61,7 @@ def parse_sizes(text: str, ctx: isl.Context) -> isl.UnionMap:
                            "(expected e.g. '{ kernel[0] -> tile[32,32]; kernel[i] -> block[16,16] }')") from None
 
 
-def _user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int] | None:
+def user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int] | None:
     if sizes is None:
         return None
     ctx = sizes.get_ctx()
@@ -85,6 +85,11 @@ def _user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int]
     return None
 
 
+def given_sizes(sizes: isl.UnionMap | None, kernel: int) -> bool:
+    """Whether `--sizes` names any size of the kernel."""
+    return sizes is not None and any(user_sizes(sizes, kernel, kind) is not None for kind in ("tile", "block", "grid"))
+
+
 def _fit(values: list[int] | None, defaults: tuple[int, ...], n: int) -> tuple[int, ...]:
     """The first n user values, completed from the defaults."""
     values = list(values or [])
@@ -95,11 +100,11 @@ def _fit(values: list[int] | None, defaults: tuple[int, ...], n: int) -> tuple[i
 def kernel_sizes(options: Options, sizes: isl.UnionMap | None, kernel: int,
                  n_tiled: int, n_threads: int, n_blocks: int) -> KernelSizes:
     tile_default = options.tile_sizes or (options.tile_size,)
-    tile = _fit(_user_sizes(sizes, kernel, "tile") or (list(options.tile_sizes) if options.tile_sizes else None),
+    tile = _fit(user_sizes(sizes, kernel, "tile") or (list(options.tile_sizes) if options.tile_sizes else None),
                 tile_default, n_tiled)
-    block = _fit(_user_sizes(sizes, kernel, "block"), DEFAULT_BLOCK.get(n_threads, (1,)), n_threads)
-    grid = _fit(_user_sizes(sizes, kernel, "grid"), DEFAULT_GRID.get(n_blocks, (1,)), n_blocks)
-    block = _launchable(tuple(min(b, t) for b, t in zip(block, tile)))
+    block = _fit(user_sizes(sizes, kernel, "block"), DEFAULT_BLOCK.get(n_threads, (1,)), n_threads)
+    grid = _fit(user_sizes(sizes, kernel, "grid"), DEFAULT_GRID.get(n_blocks, (1,)), n_blocks)
+    block = launchable(tuple(min(b, t) for b, t in zip(block, tile)))
     return KernelSizes(tile, block, grid)
 
 
@@ -107,7 +112,7 @@ MAX_THREADS_PER_BLOCK = 1024
 MAX_BLOCK_DIMS = (64, 1024, 1024)     # z, y, x: CUDA's bound on each block dimension
 
 
-def _launchable(block: tuple[int, ...]) -> tuple[int, ...]:
+def launchable(block: tuple[int, ...]) -> tuple[int, ...]:
     """`block` within CUDA's limits (a launch past them fails with "invalid
     configuration argument", fuzz 14:232): each dimension at most its bound, and
     the outermost halved until the block has at most 1024 threads."""

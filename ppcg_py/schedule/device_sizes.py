@@ -1,0 +1,194 @@
+"""Tile, block and grid sizes chosen for the target GPU, when the user gives none.
+
+PPCG's defaults (tile 32 in every band member; blocks of 32 or 32x16 or 32x4x4
+threads; two grid dimensions) fill an H100 only when the mapped loops are long: a
+launch needs a full wave of resident threads (132 SMs x 2,048) to keep enough loads
+in flight. A kernel keeps PPCG's sizes where they reach that wave, since their tiles
+give the shared-memory copies their reuse; elsewhere the sizes come from a small
+set of shapes, the one that runs the most useful threads (up to a wave) and spreads
+them over the most SMs:
+
+- thread x is the innermost mapped member (the one the scheduler made innermost,
+  usually the unit-stride subscript) with 32 to 256 threads, so a warp reads whole
+  lines;
+- each thread runs one point per tile of the mapped members (or two along the
+  outer ones), so the block covers its tile;
+- up to three members are mapped to blocks, so a 3-D stencil's planes spread too.
+
+The loop lengths are estimated at compile time from the arrays' declared sizes:
+the band member's values over the instances whose accesses stay inside their
+arrays (which the program must respect), whatever the parameters; unbounded when
+no access bounds the loop, and then PPCG's sizes are kept.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..extract.model import Scop
+from ..gpu_targets import GpuTarget
+from .sizes import DEFAULT_BLOCK, KernelSizes, launchable
+
+_UNKNOWN = 1 << 20                     # an unbounded loop: long enough to fill any device
+_X_THREADS = (32, 64, 128, 256)        # thread x: whole warps
+_OUTER_THREADS = (1, 2, 4, 8, 16, 32)
+_PPCG_TILE = 32
+_GRID_CAP = 65535
+
+
+@dataclass(frozen=True)
+class DeviceSizing:
+    """What the mapper needs to size a kernel for the device."""
+
+    gpu: GpuTarget
+    in_bounds: isl.UnionSet            # instances whose accesses stay inside their arrays
+
+
+@dataclass(frozen=True)
+class Choice:
+    sizes: KernelSizes
+    reason: str                        # for -v
+
+
+def in_bounds_instances(scop: Scop) -> isl.UnionSet:
+    """Each statement's instances whose every access lies inside its array's declared
+    extents (the ones the program can execute without undefined behaviour)."""
+    boxes = {a.name: _array_box(scop.ctx, a.name, a.extents) for a in scop.arrays if not a.is_scalar}
+    result = isl.UnionSet.empty(scop.context.get_space())
+    for stmt in scop.statements:
+        domain = stmt.domain
+        for access in stmt.accesses:
+            box = boxes.get(access.array)
+            if box is None:
+                continue
+            try:
+                box = box.set_tuple_id(access.index.get_tuple_id(isl.dim_type.out))   # the same id, not the same name
+                inside = access.index.intersect_range(box.align_params(access.index.get_space())).domain()
+                domain = domain.intersect(inside.align_params(domain.get_space()))
+            except isl.Error:
+                continue
+        result = result.union(isl.UnionSet.from_set(domain))
+    return result
+
+
+def _array_box(ctx: isl.Context, name: str, extents: tuple[isl.PwAff, ...]) -> isl.Set | None:
+    """{ A[a..] : 0 <= a_k < extent_k }, the extents affine in the parameters."""
+    if not extents:
+        return None
+    try:
+        box = None
+        for k, extent in enumerate(extents):
+            bound = extent.add_dims(isl.dim_type.in_, len(extents)).set_tuple_id(isl.dim_type.in_, isl.Id(name, context=ctx))
+            space = isl.LocalSpace.from_space(bound.get_domain_space())
+            index = isl.PwAff.var_on_domain(space, isl.dim_type.set, k)
+            dim = index.ge_set(isl.PwAff.zero_on_domain(space)).intersect(index.lt_set(bound))
+            box = dim if box is None else box.align_params(dim.get_space()).intersect(dim.align_params(box.get_space()))
+    except isl.Error:
+        return None
+    return box
+
+
+def band_extents(band: isl.ScheduleNode, in_bounds: isl.UnionSet) -> tuple[int | None, ...]:
+    """Per band member, how many values it takes over the instances in bounds, for any
+    parameter values; None where no array bounds it."""
+    domain = band.get_domain().intersect(in_bounds)
+    partial = band.band_get_partial_schedule()
+    extents: list[int | None] = []
+    for k in range(band.band_n_member()):
+        extents.append(_extent(isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain)))
+    return tuple(extents)
+
+
+def _extent(values: isl.UnionMap) -> int | None:
+    try:
+        found: list[isl.Set] = []
+        values.range().foreach_set(found.append)
+        if len(found) != 1:
+            return None
+        rng = found[0]
+        rng = rng.project_out(isl.dim_type.param, 0, rng.dim(isl.dim_type.param))
+        if rng.is_empty() or not rng.is_bounded():
+            return None
+        high, low = rng.dim_max_val(0), rng.dim_min_val(0)
+        if not (high.is_int() and low.is_int()):
+            return None
+        return int(high.to_python()) - int(low.to_python()) + 1
+    except isl.Error:
+        return None
+
+
+def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int) -> Choice:
+    """Sizes for a band of len(extents) members whose first `lead` are parallel."""
+    n_members = len(extents)
+    lengths = tuple(_UNKNOWN if e is None else max(1, e) for e in extents)
+    n_threads = min(3, lead)
+    ppcg = ppcg_sizes(n_members, n_threads, min(2, lead), gpu)
+    ppcg_useful = _useful(ppcg, lengths)
+    if ppcg_useful >= gpu.resident_threads:
+        return Choice(ppcg, f"PPCG's sizes fill {gpu.name} ({_share(ppcg_useful, gpu)})")
+    best = max(_candidates(gpu, lengths, n_threads, min(3, lead)), key=lambda s: _score(s, lengths, gpu))
+    useful = _useful(best, lengths)
+    return Choice(best, f"chosen for {gpu.name}: {_share(useful, gpu)} (PPCG's sizes: {_share(ppcg_useful, gpu)})")
+
+
+def ppcg_sizes(n_members: int, n_threads: int, n_blocks: int, gpu: GpuTarget) -> KernelSizes:
+    tile = (_PPCG_TILE,) * n_members
+    block = DEFAULT_BLOCK.get(n_threads, ())
+    block = launchable(tuple(min(b, t) for b, t in zip(block, tile)))
+    return KernelSizes(tile, block, _max_grid(gpu, n_blocks))
+
+
+def _max_grid(gpu: GpuTarget, n_blocks: int) -> tuple[int, ...]:
+    """The most blocks per dimension: the card's, but at most 65,535 in x too, so that a
+    wrapping tile loop (`c += grid`, an int) never overflows; a launch that needs more
+    blocks runs the extra tiles in the same blocks' next round."""
+    limits = gpu.max_grid[len(gpu.max_grid) - n_blocks:] if n_blocks else ()
+    return tuple(min(limit, _GRID_CAP) for limit in limits)
+
+
+def _candidates(gpu: GpuTarget, lengths: tuple[int, ...], n_threads: int, n_blocks: int):
+    rest = (_PPCG_TILE,) * (len(lengths) - n_threads)
+    for x in _X_THREADS:
+        for outer in itertools.product(_OUTER_THREADS, repeat=n_threads - 1):
+            block = (*outer, x)
+            if math.prod(block) > gpu.max_threads_per_block:
+                continue
+            for per_thread in (1, 2):
+                tile = tuple(b * per_thread for b in outer) + (x,)
+                yield KernelSizes(tile + rest, block, _max_grid(gpu, n_blocks))
+
+
+def _useful(sizes: KernelSizes, lengths: tuple[int, ...]) -> int:
+    """Threads that have a point to run in the first tile round: along a block-mapped
+    member min(length, blocks x threads), along a thread-only one min(length, threads)."""
+    n_blocks = len(sizes.grid)
+    useful = 1
+    for k, threads in enumerate(sizes.block):
+        per_thread = sizes.tile[k] // threads if threads else 1
+        if k < n_blocks:
+            tiles = min(math.ceil(lengths[k] / sizes.tile[k]), sizes.grid[k])
+            useful *= min(math.ceil(lengths[k] / per_thread), tiles * threads)
+        else:
+            useful *= min(lengths[k], threads)
+    return useful
+
+
+def _blocks(sizes: KernelSizes, lengths: tuple[int, ...]) -> int:
+    return math.prod(min(math.ceil(lengths[k] / sizes.tile[k]), g) for k, g in enumerate(sizes.grid))
+
+
+def _score(sizes: KernelSizes, lengths: tuple[int, ...], gpu: GpuTarget) -> tuple:
+    useful = _useful(sizes, lengths)
+    launched = _blocks(sizes, lengths) * math.prod(sizes.block)
+    return (min(useful, gpu.resident_threads),
+            min(_blocks(sizes, lengths), 2 * gpu.sms),
+            round(useful / launched, 1),
+            -abs(math.log2(math.prod(sizes.block)) - 8),
+            math.prod(sizes.tile))
+
+
+def _share(threads: int, gpu: GpuTarget) -> str:
+    return f"{threads} useful threads, {100 * threads / gpu.resident_threads:.0f}% of its resident threads"
