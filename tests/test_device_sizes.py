@@ -64,7 +64,7 @@ def test_chosen_sizes_are_launchable(extents, lead):
         assert len(sizes.block) == min(3, lead) and len(sizes.grid) <= len(sizes.block)
         limits = (64, 1024, 1024)[3 - len(sizes.block):]
         assert all(b <= limit for b, limit in zip(sizes.block, limits))
-        assert all(0 < g <= 65535 for g in sizes.grid)      # `c += grid` never overflows an int
+        assert all(0 < g <= 32768 and g & (g - 1) == 0 for g in sizes.grid)   # int, and a power of two
 
 
 def test_short_loops_get_small_blocks_spread_over_the_sms():

@@ -30,13 +30,16 @@ import islpy as isl
 
 from ..extract.model import Scop
 from ..gpu_targets import GpuTarget
-from .sizes import DEFAULT_BLOCK, KernelSizes, launchable
+from .sizes import DEFAULT_BLOCK, DEFAULT_GRID, KernelSizes, launchable
 
 _UNKNOWN = 1 << 20                     # an unbounded loop: long enough to fill any device
 _X_THREADS = (32, 64, 128, 256)        # thread x: whole warps
 _OUTER_THREADS = (1, 2, 4, 8, 16, 32)
 _PPCG_TILE = 32
-_GRID_CAP = 65535
+# Blocks per dimension at most: a power of two that prints as an int, since the tile
+# loops' bounds divide by grid x tile (a shift, and no 64-bit division, for powers of
+# two: a cap of 65535 made lu and cholesky 15-23% slower on an H200)
+_GRID_CAP = 16384
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,7 @@ def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int) -> 
     n_members = len(extents)
     lengths = tuple(_UNKNOWN if e is None else max(1, e) for e in extents)
     n_threads = min(3, lead)
-    ppcg = ppcg_sizes(n_members, n_threads, min(2, lead), gpu)
+    ppcg = ppcg_sizes(n_members, n_threads, min(2, lead))
     ppcg_useful = _useful(ppcg, lengths)
     if ppcg_useful >= gpu.resident_threads:
         return Choice(ppcg, f"PPCG's sizes fill {gpu.name} ({_share(ppcg_useful, gpu)})")
@@ -134,17 +137,18 @@ def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int) -> 
     return Choice(best, f"chosen for {gpu.name}: {_share(useful, gpu)} (PPCG's sizes: {_share(ppcg_useful, gpu)})")
 
 
-def ppcg_sizes(n_members: int, n_threads: int, n_blocks: int, gpu: GpuTarget) -> KernelSizes:
+def ppcg_sizes(n_members: int, n_threads: int, n_blocks: int) -> KernelSizes:
+    """PPCG's defaults: what `--sizes ppcg` gives."""
     tile = (_PPCG_TILE,) * n_members
     block = DEFAULT_BLOCK.get(n_threads, ())
     block = launchable(tuple(min(b, t) for b, t in zip(block, tile)))
-    return KernelSizes(tile, block, _max_grid(gpu, n_blocks))
+    return KernelSizes(tile, block, DEFAULT_GRID.get(n_blocks, ()))
 
 
 def _max_grid(gpu: GpuTarget, n_blocks: int) -> tuple[int, ...]:
-    """The most blocks per dimension: the card's, but at most 65,535 in x too, so that a
-    wrapping tile loop (`c += grid`, an int) never overflows; a launch that needs more
-    blocks runs the extra tiles in the same blocks' next round."""
+    """The most blocks per dimension: the card's, but at most _GRID_CAP (in x too, so that
+    a wrapping tile loop, `c += grid` on an int, never overflows); a launch that needs
+    more blocks runs the extra tiles in the same blocks' next round."""
     limits = gpu.max_grid[len(gpu.max_grid) - n_blocks:] if n_blocks else ()
     return tuple(min(limit, _GRID_CAP) for limit in limits)
 
