@@ -46,8 +46,9 @@ from polybench.machine import Machine, describe_machine  # noqa: E402
 from polybench.pipeline import first_error_line, parse_time  # noqa: E402
 from polybench.suite import Benchmark, SelectionError, chosen  # noqa: E402
 from ppcg_py.verify.c_target import generated_c_file  # noqa: E402
+from ppcg_py.verify.common import DUMP_DEFINE, FULL_PRECISION_DEFINE, VerifyConfig  # noqa: E402
 from ppcg_py.verify.dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for  # noqa: E402
-from ppcg_py.verify.harness import DUMP_DEFINE, FULL_PRECISION_DEFINE, VerifyConfig, run_ppcg  # noqa: E402
+from ppcg_py.verify.harness import run_ppcg  # noqa: E402
 from ppcg_py.verify.tools import BuildError, preprocessor_flags, run_program, run_tool  # noqa: E402
 
 __all__ = ["BUILTIN_TOOLS", "Compiler", "Variant", "expand_template", "main", "parse_tool"]

@@ -55,8 +55,9 @@ from pathlib import Path
 from .diagnostics import CompileError
 from .options import Options
 from .schedule.sizes import KernelSizes, format_sizes
+from .verify.common import DUMP_DEFINE
 from .verify.dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for
-from .verify.harness import DUMP_DEFINE, data_type_from_defines
+from .verify.harness import data_type_from_defines
 from .verify.tools import BuildError, preprocessor_flags, run_program, run_tool
 
 __all__ = ["CANDIDATES", "DEFAULT_BUDGET", "TuneResult", "TuneSettings", "refusal", "tune",

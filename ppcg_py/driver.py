@@ -9,7 +9,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from .codegen import GeneratedFiles
+from .codegen.common import GeneratedFiles
 from .diagnostics import CompileError, Diagnostics
 from .isl_context import new_context
 from .options import Options

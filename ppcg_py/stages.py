@@ -11,9 +11,13 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from .codegen import GeneratedFiles, ScopAst, build_ast, dump_ast, generate
+from .codegen.ast import ScopAst, build_ast
+from .codegen.ast import dump as dump_ast
 from .codegen.c_target import CFile, build_c_ast, generate_c
+from .codegen.common import GeneratedFiles
+from .codegen.cuda import generate_cuda
 from .codegen.expr import param_expr
+from .codegen.opencl import generate_opencl
 from .codegen.source import read_source
 from .diagnostics import Diagnostics
 from .extract import Program, extract_program
@@ -21,9 +25,9 @@ from .extract.model import Scop
 from .isl_budget import OutOfOperations, operations_bound
 from .memory import MemoryPlan, plan_memory
 from .options import Options
-from .schedule import ScheduledScop, schedule_scop
+from .schedule import ScheduledScop, schedule_scop, used_sizes
 from .schedule.cpu import schedule_for_cpu
-from .schedule.sizes import format_sizes, used_sizes
+from .schedule.sizes import format_sizes
 from .watchdog import Progress, Step, StepTooLong
 
 
@@ -276,7 +280,7 @@ def dump_asts(c: Compilation) -> str:
 
 # -- print --------------------------------------------------------------------
 def print_files(c: Compilation, run: StageRun) -> Compilation:
-    """The host and kernel files (CUDA), or the one C file (`--target=c`)."""
+    """The host and kernel files (CUDA, OpenCL), or the one C file (`--target=c`)."""
     on_host = [scop.start_line for scop in c.program.scops if scop in run.on_host]
     with run.step():
         if run.options.target == "c":
@@ -284,8 +288,11 @@ def print_files(c: Compilation, run: StageRun) -> Compilation:
                                openmp=run.options.openmp, on_host=on_host)
         else:
             scops = [(scheduled, plan, tree) for (scheduled, plan), tree in zip(c.plans, c.asts)]
-            files = generate(c.path, _read(c.path), scops, run.options, host_in_c=c.program.vla_parameters,
-                             on_host=on_host)
+            if run.options.target == "opencl":
+                files = generate_opencl(c.path, _read(c.path), scops, run.options, on_host=on_host)
+            else:
+                files = generate_cuda(c.path, _read(c.path), scops, run.options,
+                                      host_in_c=c.program.vla_parameters, on_host=on_host)
     # the sizes travel with the text: --autotune varies them without parsing --dump-sizes
     return replace(c, files=replace(files, sizes=used_sizes(c.scheduled)))
 

@@ -1,4 +1,4 @@
-"""The copy boxes of memory/transfers.py: exact when isl finds them within the bound,
+"""The copy boxes of memory/device_arrays.py (and the holes of transfers.py): exact when isl finds them within the bound,
 wider but still covering every element when it does not."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 
 from ppcg_py.extract.model import Array
 from ppcg_py.isl_context import new_context
-from ppcg_py.memory import transfers
+from ppcg_py.memory import device_arrays, transfers
 
 # an array A[n][m]; the even rows below k are written
 _CONTEXT = "[n, m, k] -> { : n >= 1 and m >= 1 and 0 <= k <= n }"
@@ -19,7 +19,7 @@ def _array(ctx: isl.Context) -> Array:
     return Array("A", "double", sizes, (True, True))
 
 
-def _box_set(box: transfers._Box, extent: isl.Set) -> isl.Set:
+def _box_set(box: device_arrays.CopyBox, extent: isl.Set) -> isl.Set:
     """The elements within the box's bounds."""
     result = extent
     ls = isl.LocalSpace.from_space(extent.get_space())
@@ -38,7 +38,8 @@ def _attempts_failing(monkeypatch, failures: int) -> None:
     def bounded(ctx, limit, compute):
         calls.append(limit)
         return None if len(calls) <= failures else real(ctx, limit, compute)
-    monkeypatch.setattr(transfers, "refinement", bounded)
+    for module in (device_arrays, transfers):
+        monkeypatch.setattr(module, "refinement", bounded)
 
 
 @pytest.mark.parametrize("failures, expected", [
@@ -52,10 +53,10 @@ def _attempts_failing(monkeypatch, failures: int) -> None:
 def test_each_fallback_box_covers_the_written_elements(monkeypatch, failures, expected):
     ctx = new_context()
     array, context = _array(ctx), isl.Set(_CONTEXT, context=ctx)
-    extent = transfers.extent_set(array, context)
+    extent = device_arrays.extent_set(array, context)
     written = isl.Set(_WRITTEN, context=ctx).intersect_params(context)
     _attempts_failing(monkeypatch, failures)
-    box = transfers._box_around(written, extent, array)
+    box = device_arrays.copy_box(written, extent, array)
     covered = _box_set(box, extent)
     assert written.is_subset(covered) and covered.is_subset(extent)
     where_written = written.params()     # outside it (k = 0) the box does not matter

@@ -20,8 +20,8 @@ import islpy as isl
 from pycparser import c_ast
 
 from ..schedule import ScheduledScop
-from . import array_extents, local_array_names, local_declarations, runs_where, scop_guard
 from .ast import ScopAst, StatementCall, Subscript, ast_from_tree, source_indices
+from .common import array_extents, local_array_names, local_declarations, runs_where, scop_guard
 from ..isl_c import c_node
 from .omp_region import with_parallel_regions
 from .printer import AstPrinter, c_lines

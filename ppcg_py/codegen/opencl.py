@@ -27,12 +27,13 @@ from pycparser import c_ast
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
 from ..schedule import ScheduledScop
-from . import GeneratedFiles, _Argument, _box_in_c, _Calls, _count, _device_view, _function_name, _grid_sizes
-from . import _host_locals, _kernel_arguments, _mul, _pointer_type, _product, _sizeof, _templates, array_extents
-from . import cast, guarded, local_array_names, local_declarations, runs_where, scop_guard, struct_definitions
-from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
 from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
+from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
+from .common import Calls, GeneratedFiles, KernelArgument, array_extents, box_in_c, cast, count, device_view
+from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
+from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
+from .common import sizeof, struct_definitions
 from .printer import AstPrinter, c_lines, c_text, declaration
 from .source import Source
 
@@ -52,7 +53,7 @@ _RENAMED = {f"{name}{suffix}": name for name in _MATH for suffix in ("f", "l")}
 def generate_opencl(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan, ScopAst]],
                     options: Options, *, on_host: Sequence[int] = ()) -> GeneratedFiles:
     """NAME_host.c (the input with each SCoP replaced by OpenCL host code) and NAME_kernel.cl."""
-    templates = _templates()
+    templates = output_templates()
     stem = os.path.splitext(os.path.basename(source_path))[0]
     kernel_name = f"{stem}_kernel.cl"
     text = Source(source_text)
@@ -106,7 +107,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     transfers.update({(s.device.array.name, s.to_device, s.name): _transfer(
         s.device, extents[s.device.array.name], prefix, nonempty, queue, to_device=s.to_device)
         for s in memory.syncs})
-    host_calls = _Calls(ast, extents, transfers, local_array_names(scop))
+    host_calls = Calls(ast, extents, transfers, local_array_names(scop))
     kernel_calls = _KernelCalls(ast, extents, transfers, frozenset())
     kernels: list[dict] = []
     functions: list[str] = []     # the kernel functions this SCoP launches, by index of their cl_kernel
@@ -114,7 +115,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[mark.get_annotation().get_name()]
-        args = _kernel_arguments(scheduled, memory, launch, frozenset())
+        args = kernel_arguments(scheduled, memory, launch, frozenset())
         declarations = c_lines(_declarations(memory.kernel(name)), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(kernel_calls.statements).statements(launch.body), "  ")
@@ -122,17 +123,17 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
         seen = variants.setdefault(name, [])   # one function per distinct body, as for CUDA
         if (body, parameters) not in seen:
             seen.append((body, parameters))
-            kernels.append({"name": _function_name(name, len(seen) - 1), "parameters": parameters,
+            kernels.append({"name": function_name(name, len(seen) - 1), "parameters": parameters,
                             "id_lines": _id_lines(launch), "body": body})
-        function = _function_name(name, seen.index((body, parameters)))
+        function = function_name(name, seen.index((body, parameters)))
         if function not in functions:
             functions.append(function)
         handle = c_ast.ArrayRef(c_ast.ID(f"{state}_kernel"), integer(functions.index(function)))
         return _launch(launch, handle, args, queue)
 
     body = c_lines(AstPrinter(host_calls.statements, on_mark).statements(ast.root), indent + "    ")
-    devices = [_device_view(dev, extents[dev.array.name], prefix) for dev in memory.arrays]
-    declared, freed = local_declarations(_host_locals(scheduled), extents)
+    devices = [device_view(dev, extents[dev.array.name], prefix) for dev in memory.arrays]
+    declared, freed = local_declarations(host_locals(scheduled), extents)
     host = templates.get_template("opencl_scop.c.j2").render(
         i=indent, function=scop.function, start=scop.start_line, end=scop.end_line,
         devices=devices, body=body, guard=scop_guard(scop, nonempty), locals=declared, frees=freed,
@@ -146,7 +147,7 @@ def _c_string(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-class _KernelCalls(_Calls):
+class _KernelCalls(Calls):
     """A kernel's statements in OpenCL C: C's float math names become the overloaded
     ones, and a barrier is OpenCL's."""
 
@@ -187,7 +188,7 @@ def _declarations(memory: KernelMemory) -> list[c_ast.Node]:
             for placement in ("shared", "private") for g in memory.groups if g.placement == placement]
 
 
-def _kernel_parameter(arg: _Argument) -> str:
+def _kernel_parameter(arg: KernelArgument) -> str:
     """A device array is `__global T *A`; the rest as in CUDA."""
     text = c_text(arg.declaration)
     return f"__global {text}" if isinstance(arg.declaration.type, c_ast.PtrDecl) else text
@@ -215,21 +216,21 @@ def _size_array(name: str, values: list[c_ast.Node]) -> c_ast.Decl:
     return c_ast.Decl(name, [], [], [], [], declared, c_ast.InitList(values), None)
 
 
-def _launch(launch: Launch, handle: c_ast.Node, args: list[_Argument], queue: c_ast.Node) -> list[c_ast.Node]:
+def _launch(launch: Launch, handle: c_ast.Node, args: list[KernelArgument], queue: c_ast.Node) -> list[c_ast.Node]:
     """The arguments and the launch of one kernel, under the launch's guard: global size
     grid × block and local size block, dimension 0 the innermost (CUDA's x)."""
     kernel = launch.kernel
     k = f"k{kernel.index}"
     block = [integer(b) for b in reversed(kernel.sizes.block)] or [integer(1)]
-    grid = list(reversed(_grid_sizes(launch))) or [integer(1)]
+    grid = list(reversed(grid_sizes(launch))) or [integer(1)]
     dims = max(len(block), len(grid))
     block += [integer(1)] * (dims - len(block))
     grid += [integer(1)] * (dims - len(grid))
-    total = [_mul(cast("size_t", g) if not isinstance(g, c_ast.Constant) else g, b) for g, b in zip(grid, block)]
+    total = [mul(cast("size_t", g) if not isinstance(g, c_ast.Constant) else g, b) for g, b in zip(grid, block)]
     body: list[c_ast.Node] = [_size_array(f"{k}_local", block), _size_array(f"{k}_global", total)]
     for index, arg in enumerate(args):
         decl = arg.declaration
-        size = _sizeof("cl_mem") if isinstance(decl.type, c_ast.PtrDecl) else _sizeof(" ".join(decl.type.type.names))
+        size = sizeof("cl_mem") if isinstance(decl.type, c_ast.PtrDecl) else sizeof(" ".join(decl.type.type.names))
         body.append(_check(call_node("clSetKernelArg", handle, integer(index), size,
                                      c_ast.UnaryOp("&", arg.value))))
     body.append(_check(call_node("clEnqueueNDRangeKernel", queue, handle, integer(dims), c_ast.ID("NULL"),
@@ -243,36 +244,36 @@ def _launch(launch: Launch, handle: c_ast.Node, args: list[_Argument], queue: c_
 
 def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context: isl.Set, queue: c_ast.Node,
               *, to_device: bool) -> list[c_ast.Node]:
-    """The copy of one box of an array, as the CUDA target's `_transfer`: one dimension a
+    """The copy of one box of an array, as the CUDA target's (cuda.py): one dimension a
     contiguous range, more a rectangle over the two outer dimensions (inner ones whole),
     guarded by where the box exists. Every copy blocks (the queue is in order)."""
     if not (dev.copy_in if to_device else dev.copy_out):
         return []
     arr = dev.array
     box = dev.in_box if to_device else dev.out_box
-    buffer, element = c_ast.ID(prefix + arr.name), _sizeof(arr.element_type)
+    buffer, element = c_ast.ID(prefix + arr.name), sizeof(arr.element_type)
     way = "Write" if to_device else "Read"
     if arr.is_scalar:
         return [_check(call_node(f"clEnqueue{way}Buffer", queue, buffer, c_ast.ID("CL_TRUE"), integer(0), element,
                                  c_ast.UnaryOp("&", c_ast.ID(arr.name)), integer(0), c_ast.ID("NULL"),
                                  c_ast.ID("NULL")))]
-    placed = _box_in_c(box, context)
+    placed = box_in_c(box, context)
     if placed is None:
         return []
     where, ((lo0, hi0), *rest) = placed
-    host = c_ast.Cast(_pointer_type(arr.element_type), c_ast.ID(arr.name))
-    inner = _product(extents[2:]) if extents[2:] else integer(1)
-    rows = _count(lo0, hi0)
+    host = c_ast.Cast(pointer_type(arr.element_type), c_ast.ID(arr.name))
+    inner = product(extents[2:]) if extents[2:] else integer(1)
+    rows = count(lo0, hi0)
     if not rest:
         offset = lo0
         host_start = host if is_constant(offset, 0) else c_ast.BinaryOp("+", host, offset)
-        copy = call_node(f"clEnqueue{way}Buffer", queue, buffer, c_ast.ID("CL_TRUE"), _mul(offset, element),
-                         _mul(rows, element), host_start, integer(0), c_ast.ID("NULL"), c_ast.ID("NULL"))
+        copy = call_node(f"clEnqueue{way}Buffer", queue, buffer, c_ast.ID("CL_TRUE"), mul(offset, element),
+                         mul(rows, element), host_start, integer(0), c_ast.ID("NULL"), c_ast.ID("NULL"))
     else:
         lo1, hi1 = rest[0]
-        pitch = _mul(_mul(extents[1], inner), element)
-        origin = _size_literal([_mul(_mul(lo1, inner), element), lo0, integer(0)])
-        region = _size_literal([_mul(_mul(_count(lo1, hi1), inner), element), rows, integer(1)])
+        pitch = mul(mul(extents[1], inner), element)
+        origin = _size_literal([mul(mul(lo1, inner), element), lo0, integer(0)])
+        region = _size_literal([mul(mul(count(lo1, hi1), inner), element), rows, integer(1)])
         copy = call_node(f"clEnqueue{way}BufferRect", queue, buffer, c_ast.ID("CL_TRUE"), origin, origin, region,
                          pitch, integer(0), pitch, integer(0), host, integer(0), c_ast.ID("NULL"), c_ast.ID("NULL"))
     return guarded(_check(copy), where, context)

@@ -20,13 +20,12 @@ from ..diagnostics import CompileError
 from ..isl_budget import LIMITS, refinement
 from ..isl_c import c_node
 from ..isl_context import constant_on, sets_of
-from .accesses import RawAccess, construct_accesses, statement_accesses, tag_references
-from .affine import AffineSpace, NotAffine
+from .accesses import PURE_FUNCTIONS, RawAccess, construct_accesses, statement_accesses, tag_references
+from .affine import AFFINE_CALLS, AffineSpace, NotAffine
 from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
 from .c_walk import NameScan, all_names, nodes_of, operand_ids, replaced
-from .external import (CALL_STATE, ExternalFunction, MemoryArgument, external_calls, memory_arguments,
-                       undeclared_callees, unwrapped)
+from .external import CALL_STATE, ExternalFunction, MemoryArgument, external_calls, memory_arguments, unwrapped
 from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import Liveness
 from .local_arrays import expanded, expansion
@@ -34,7 +33,7 @@ from .model import Access, Array, Kill, Reference, Scop, Statement
 from .normalize import Declaration, StatementLabel, normalize
 from .regions import Region
 from .structs import FieldArrays, StructTable, expand
-from .summaries import build_summary_node, is_summary_node
+from .summaries import DEF, USE, build_summary_node, is_summary_node
 
 _GEN = c_generator.CGenerator()
 
@@ -267,7 +266,7 @@ class ScopBuilder:
         through their pointer arguments (those are wrapped: external.py). A function
         no declaration names is one too: the declarations of system headers are not
         parsed (preprocess.py), and the compilers that build the output see them."""
-        for name in undeclared_callees(node, {**self.kinds, **self.region.symbols, **self.locals}):
+        for name in _undeclared_callees(node, {**self.kinds, **self.region.symbols, **self.locals}):
             self.external.setdefault(name, ExternalFunction(name, None))
         calls = external_calls(node, self.external)
         return calls, memory_arguments(calls, self.external, self._rank_of)
@@ -880,6 +879,14 @@ class ScopBuilder:
                                   "its accesses have no upper bound")
         return upper.add(constant_on(upper.get_domain_space(), 1)).coalesce()
 
+
+
+def _undeclared_callees(node: c_ast.Node, variables) -> list[str]:
+    """The callees of `node` that are not variables, the math functions and the
+    subscript helpers (handled by name): those nothing declares among them."""
+    known = PURE_FUNCTIONS | AFFINE_CALLS | {USE, DEF}
+    return [call.name.name for call in nodes_of(node, c_ast.FuncCall)
+            if isinstance(call.name, c_ast.ID) and call.name.name not in known and call.name.name not in variables]
 
 
 def _affine_size(space: AffineSpace, dim: c_ast.Node, name: str) -> bool:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from .c_walk import Wrapped, nodes_of
+from .c_walk import Wrapped, nodes_of, replaced
 
 # The hidden state of every declared-only function: a variable of the model alone (a
 # reserved C name: no program declares it), never printed, never on the device.
@@ -148,17 +148,6 @@ def external_calls(node: c_ast.Node, functions: dict[str, ExternalFunction]) -> 
             if isinstance(call.name, c_ast.ID) and call.name.name in functions]
 
 
-def undeclared_callees(node: c_ast.Node, variables) -> list[str]:
-    """The callees of `node` that are not variables, the math functions and the
-    subscript helpers (handled by name): those nothing declares among them."""
-    from .accesses import PURE_FUNCTIONS
-    from .affine import AFFINE_CALLS
-    from .summaries import DEF, USE
-    known = PURE_FUNCTIONS | AFFINE_CALLS | {USE, DEF}
-    return [call.name.name for call in nodes_of(node, c_ast.FuncCall)
-            if isinstance(call.name, c_ast.ID) and call.name.name not in known and call.name.name not in variables]
-
-
 def memory_arguments(calls: list[c_ast.FuncCall], functions: dict[str, ExternalFunction],
                      rank_of) -> list[MemoryArgument]:
     """Wrap, in place, each argument of `calls` that designates memory in a
@@ -210,5 +199,4 @@ def _base(node: c_ast.Node, rank_of) -> bool:
 
 def unwrapped(node: c_ast.Node) -> c_ast.Node:
     """`node` with every `PointerArgument` replaced by its expression (in place)."""
-    from .c_walk import replaced
     return replaced(node, {id(p): p.expr for p in nodes_of(node, PointerArgument)})

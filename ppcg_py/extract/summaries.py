@@ -40,7 +40,7 @@ from pycparser import c_ast
 
 from ..diagnostics import CompileError
 from .accesses import RawAccess, expression_reads, statement_accesses, tag_references
-from .c_walk import Wrapped, operand_ids
+from .c_walk import Wrapped, nodes_of, operand_ids
 from .model import Access, Statement
 
 USE, DEF = "__pencil_use", "__pencil_def"
@@ -195,7 +195,6 @@ def _marked(node: c_ast.Node, callee: str) -> c_ast.Node:
 
 
 def _check_no_pencil(node: c_ast.Node) -> None:
-    from .c_walk import nodes_of
     for call in nodes_of(node, c_ast.FuncCall):
         if isinstance(call.name, c_ast.ID) and call.name.name in (USE, DEF):
             raise CompileError.at(call.coord, f"'{call.name.name}' inside an expression (it is a statement "

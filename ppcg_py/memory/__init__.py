@@ -5,9 +5,10 @@ from dataclasses import replace
 
 from ..options import Options
 from ..schedule import ScheduledScop
+from .device_arrays import DeviceArray, extent_set
 from .groups import ArrayGroup, KernelMemory, plan_kernel
 from .host_syncs import HostSync, plan_host_syncs, with_host_syncs
-from .transfers import DeviceArray, MemoryPlan, extent_set, plan_transfers
+from .transfers import MemoryPlan, plan_transfers
 from .tree import copy_statement, transfer_statement, with_copies
 
 __all__ = ["ArrayGroup", "DeviceArray", "HostSync", "KernelMemory", "MemoryPlan", "copy_statement", "extent_set",

@@ -31,7 +31,7 @@ from ..names import Names
 from ..options import Options
 from ..schedule import Kernel
 from .box import BoxDim, box_size, fixed_box
-from .transfers import extent_set
+from .device_arrays import extent_set
 
 ELEMENT_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2,
                  "unsigned int": 4, "long long": 8, "unsigned char": 1, "long int": 8}

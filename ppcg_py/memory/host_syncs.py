@@ -31,7 +31,7 @@ import islpy as isl
 
 from ..extract.model import Scop
 from ..isl_context import statements_below
-from .transfers import DeviceArray, extent_set, whole_box
+from .device_arrays import DeviceArray, extent_set, whole_box
 
 NT = isl.schedule_node_type
 

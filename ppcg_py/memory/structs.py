@@ -13,7 +13,7 @@ from __future__ import annotations
 import islpy as isl
 
 from ..extract.model import Scop, StructVariable
-from .transfers import DeviceArray, _box_around, _elements, _touches, extent_set
+from .device_arrays import DeviceArray, copy_box, elements_of, extent_set, touches
 
 
 def struct_devices(scop: Scop, reads: isl.UnionMap, writes: isl.UnionMap, must_writes: isl.UnionMap,
@@ -23,7 +23,7 @@ def struct_devices(scop: Scop, reads: isl.UnionMap, writes: isl.UnionMap, must_w
     whole: it is copied in)."""
     devices = []
     for var in scop.struct_variables:
-        if not any(_touches(reads, f) or _touches(writes, f) for f in var.fields):
+        if not any(touches(reads, f) or touches(writes, f) for f in var.fields):
             continue    # on the host only
         devices.append(_device(scop, var, reads, writes, must_writes, live_in, head_writes, tail_reads))
     return devices
@@ -34,25 +34,25 @@ def _device(scop: Scop, var: StructVariable, reads, writes, must_writes, live_in
     array = var.array
     needed = written_set = whole = None
     for name in var.fields:
-        read_here = _elements(reads, name)
-        from_head = _elements(head_writes, name)
-        parts = [_elements(live_in, name)]
+        read_here = elements_of(reads, name)
+        from_head = elements_of(head_writes, name)
+        parts = [elements_of(live_in, name)]
         if from_head is not None and read_here is not None:
             parts.append(from_head.intersect(read_here))
         for part in parts:
             needed = _union(needed, _outer(part, array.rank, array.name))
-        written = _elements(writes, name)
+        written = elements_of(writes, name)
         written_set = _union(written_set, _outer(written, array.rank, array.name))
         if var.complete:   # every member a scalar field array: written[i] of each
-            must = _elements(must_writes, name)
+            must = elements_of(must_writes, name)
             mine = _outer(must, array.rank, array.name) if must is not None else None
             whole = mine if whole is None else (whole.intersect(mine) if mine is not None else None)
             if mine is None:
                 var = StructVariable(var.array, var.fields, False)
                 whole = None
-    read = any(_touches(reads, f) for f in var.fields)
+    read = any(touches(reads, f) for f in var.fields)
     written = written_set is not None and not written_set.is_empty()
-    copy_out = written and (array.live_after or any(_touches(tail_reads, f) for f in var.fields))
+    copy_out = written and (array.live_after or any(touches(tail_reads, f) for f in var.fields))
     if array.is_scalar:
         holes = written and not (var.complete and whole is not None and not whole.is_empty())
         copy_in = (needed is not None and not needed.is_empty()) or holes
@@ -60,13 +60,13 @@ def _device(scop: Scop, var: StructVariable, reads, writes, must_writes, live_in
     extent = extent_set(array, scop.context)
     out_box: tuple = ()
     if written:
-        box = _box_around(written_set, extent, array)
+        box = copy_box(written_set, extent, array)
         out_box = box.bounds
         holes = box.elements if whole is None else box.elements.subtract(whole.align_params(box.elements.get_space()))
         if not holes.is_empty():
             needed = holes if needed is None else needed.union(holes.align_params(needed.get_space()))
     copy_in = needed is not None and not needed.is_empty()
-    in_box = _box_around(needed, extent, array).bounds if copy_in else ()
+    in_box = copy_box(needed, extent, array).bounds if copy_in else ()
     return DeviceArray(array, copy_in=copy_in, copy_out=copy_out, read=read, written=written,
                        in_box=in_box, out_box=out_box)
 

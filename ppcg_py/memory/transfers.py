@@ -19,26 +19,10 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from ..extract.model import Scop
 from ..isl_budget import LIMITS, refinement
-from ..isl_context import constant_on, sets_of
-from ..extract.model import Array, Scop
-
-
-@dataclass(frozen=True)
-class DeviceArray:
-    """An array on the device and the part of it that crosses each way.
-
-    A part is a bounding box over the outermost (up to two) dimensions, as (low,
-    high) pairs of parameter expressions; inner dimensions cross whole.
-    """
-
-    array: Array
-    copy_in: bool
-    copy_out: bool
-    read: bool
-    written: bool
-    in_box: tuple[tuple[isl.PwAff, isl.PwAff], ...] = ()
-    out_box: tuple[tuple[isl.PwAff, isl.PwAff], ...] = ()
+from .device_arrays import DeviceArray, copy_box, elements_of, extent_set, touches
+from .structs import struct_devices
 
 
 @dataclass(frozen=True)
@@ -65,20 +49,6 @@ class MemoryPlan:
         raise KeyError(name)
 
 
-def extent_set(array: Array, context: isl.Set) -> isl.Set:
-    """{ A[i..] : 0 <= i_k < extent_k }, the declared elements of an array."""
-    params = [context.get_dim_name(isl.dim_type.param, k) for k in range(context.dim(isl.dim_type.param))]
-    space = isl.Space.create_from_names(context.get_ctx(), set=[f"i{k}" for k in range(array.rank)],
-                                        params=params)
-    result = isl.Set.universe(space).intersect_params(context)
-    ls = isl.LocalSpace.from_space(space)
-    for k, extent in enumerate(array.extents):
-        var = isl.PwAff.var_on_domain(ls, isl.dim_type.set, k)
-        bound = extent.add_dims(isl.dim_type.in_, array.rank)
-        result = result.intersect(var.ge_set(isl.PwAff.zero_on_domain(ls))).intersect(var.lt_set(bound))
-    return result.set_tuple_name(array.name)
-
-
 def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = frozenset(),
                    head: frozenset[str] = frozenset(), tail: frozenset[str] = frozenset()) -> MemoryPlan:
     """Copy back the box around what the device writes; copy in what it reads before
@@ -99,39 +69,38 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = fro
     for array in scop.arrays:
         if array.member is not None:
             continue    # a member of a struct variable: the variable crosses (memory/structs.py)
-        if not (_touches(reads, array.name) or _touches(writes, array.name)):
+        if not (touches(reads, array.name) or touches(writes, array.name)):
             continue    # on the host only
-        if array.local and not (_touches(head_writes, array.name) or _touches(tail_reads, array.name)):
+        if array.local and not (touches(head_writes, array.name) or touches(tail_reads, array.name)):
             # device-only: the host program has no such variable, and no host part uses it
-            devices.append(DeviceArray(array, copy_in=False, copy_out=False, read=_touches(reads, array.name),
-                                       written=_touches(writes, array.name)))
+            devices.append(DeviceArray(array, copy_in=False, copy_out=False, read=touches(reads, array.name),
+                                       written=touches(writes, array.name)))
             continue
         extent = extent_set(array, scop.context)
-        written_set = _elements(writes, array.name)
+        written_set = elements_of(writes, array.name)
         written = written_set is not None and not written_set.is_empty()
-        needed = _elements(live_in, array.name) if not array.local else None
-        from_head = _elements(head_writes, array.name)
-        read_set = _elements(reads, array.name)
+        needed = elements_of(live_in, array.name) if not array.local else None
+        from_head = elements_of(head_writes, array.name)
+        read_set = elements_of(reads, array.name)
         if from_head is not None and read_set is not None:
             from_head = from_head.intersect(read_set)
             needed = from_head if needed is None else needed.union(from_head)
-        copy_out = written and (array.live_after or _touches(tail_reads, array.name))
+        copy_out = written and (array.live_after or touches(tail_reads, array.name))
         out_box: tuple = ()
         if written:
-            box = _box_around(written_set, extent, array)
+            box = copy_box(written_set, extent, array)
             out_box = box.bounds
             # a may-write leaves its elements as they were, or not: they are holes too
-            must_set = _elements(must_writes, array.name)
+            must_set = elements_of(must_writes, array.name)
             holes = _holes(box.elements, must_set if must_set is not None else isl.Set.empty(box.elements.get_space())) \
                 if copy_out or not array.local else None
             if holes is not None:
                 needed = holes if needed is None else needed.union(holes)
         copy_in = needed is not None and not needed.is_empty()
-        in_box = _box_around(needed, extent, array).bounds if copy_in else ()
+        in_box = copy_box(needed, extent, array).bounds if copy_in else ()
         devices.append(DeviceArray(array, copy_in=copy_in, copy_out=copy_out,
-                                   read=_touches(reads, array.name), written=written,
+                                   read=touches(reads, array.name), written=written,
                                    in_box=in_box, out_box=out_box))
-    from .structs import struct_devices
     devices += struct_devices(scop, reads, writes, must_writes, live_in, head_writes, tail_reads)
     return MemoryPlan(tuple(devices))
 
@@ -156,69 +125,6 @@ def _domain_of(scop: Scop, statements: frozenset[str]) -> isl.UnionSet:
     return result
 
 
-@dataclass(frozen=True)
-class _Box:
-    """The declared elements of an array within bounds on its outer (up to two) dimensions."""
-
-    elements: isl.Set
-    bounds: tuple[tuple[isl.PwAff, isl.PwAff], ...]
-
-
-def _box_around(elements: isl.Set, extent: isl.Set, array: Array) -> _Box:
-    """The tightest box around `elements` that isl finds within a bounded effort.
-
-    Exact bounds can take isl minutes (parametric minima over sets with many
-    existentials, seen in fuzzed programs); then the box around the div-free
-    hull, then the whole array. A wider box is still correct: more crosses.
-    """
-    elements = elements.align_params(extent.get_space())
-    extent = extent.align_params(elements.get_space())
-    ctx = extent.get_ctx()
-    box = refinement(ctx, LIMITS.copy_box, lambda: _box_of(elements, extent))
-    if box is None:
-        box = refinement(ctx, LIMITS.copy_box, lambda: _box_of(_hull(elements, extent), extent))
-    return box if box is not None else _whole(extent, array)
-
-
-def _box_of(elements: isl.Set, extent: isl.Set) -> _Box:
-    box = extent
-    n = extent.dim(isl.dim_type.set)
-    var_space = isl.LocalSpace.from_space(extent.get_space())
-    for k in range(min(2, n)):
-        var = isl.PwAff.var_on_domain(var_space, isl.dim_type.set, k)
-        low, high = (bound.add_dims(isl.dim_type.in_, n).set_tuple_id(isl.dim_type.in_, extent.get_tuple_id())
-                     for bound in (elements.dim_min(k), elements.dim_max(k)))
-        box = box.intersect(var.ge_set(low)).intersect(var.le_set(high))
-    box = box.coalesce()
-    bounds = tuple((box.dim_min(k).coalesce(), box.dim_max(k).coalesce()) for k in range(min(2, n)))
-    return _Box(box, bounds)
-
-
-def whole_box(extent: isl.Set, array: Array) -> tuple[tuple[isl.PwAff, isl.PwAff], ...]:
-    """The bounds of every declared element of `array` (`extent`: extent_set's)."""
-    return _whole(extent, array).bounds
-
-
-def _whole(extent: isl.Set, array: Array) -> _Box:
-    """The box of all declared elements, built from the sizes without a parametric
-    minimum (an inferred size of `A[]` can be a piecewise expression that makes
-    even the minimum of the declared elements slow). It exists where the outer sizes
-    are positive."""
-    params = extent.params()
-    outer = [size.align_params(extent.get_space()).intersect_params(params) for size in array.extents[:2]]
-    where = params
-    for size in outer:
-        where = where.intersect(size.ge_set(constant_on(size.get_domain_space(), 1)))
-    bounds = tuple((constant_on(size.get_domain_space(), 0).intersect_domain(where),
-                    size.sub(constant_on(size.get_domain_space(), 1)).intersect_domain(where)) for size in outer)
-    return _Box(extent, bounds)
-
-
-def _hull(elements: isl.Set, extent: isl.Set) -> isl.Set:
-    """A convex, div-free superset of `elements` within the declared ones."""
-    return isl.Set.from_basic_set(elements.remove_divs().simple_hull()).intersect(extent)
-
-
 def _holes(box: isl.Set, written: isl.Set) -> isl.Set | None:
     """The elements of `box` that are not written (None: there are none), or the
     whole box when isl cannot tell within a bounded effort."""
@@ -231,17 +137,3 @@ def _holes(box: isl.Set, written: isl.Set) -> isl.Set | None:
 
 def _with_emptiness(elements: isl.Set) -> tuple[isl.Set, bool]:
     return elements, elements.is_empty()
-
-
-def _touches(accesses: isl.UnionMap, name: str) -> bool:
-    found = _elements(accesses, name)
-    return found is not None and not found.is_empty()
-
-
-def _elements(accesses: isl.UnionMap, name: str) -> isl.Set | None:
-    """The elements of array `name` in the range of `accesses`."""
-    result = None
-    for s in sets_of(accesses.range()):
-        if s.get_tuple_name() == name:
-            result = s if result is None else result.union(s)
-    return result

@@ -30,7 +30,7 @@ from ..isl_context import filter_instances, node_at, statement_names, tree_posit
 from ..isl_workarounds import params_as_dims
 from ..schedule import Kernel
 from .groups import ArrayGroup, KernelMemory
-from .transfers import DeviceArray
+from .device_arrays import DeviceArray
 
 NT = isl.schedule_node_type
 

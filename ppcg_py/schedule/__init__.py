@@ -1,6 +1,7 @@
 """schedule: dependences, isl's scheduler, and the split into host code and kernels."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import islpy as isl
@@ -20,9 +21,9 @@ from .parallel import mark_coincident, respects
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .private import changed_values, privatize
 from .device_sizes import DeviceSizing, in_bounds_instances
-from .sizes import parse_sizes
+from .sizes import KernelSizes, parse_sizes
 
-__all__ = ["Dependences", "Kernel", "ScheduledScop", "schedule_scop"]
+__all__ = ["Dependences", "Kernel", "ScheduledScop", "schedule_scop", "used_sizes"]
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,14 @@ class ScheduledScop:
     def device_statements(self) -> frozenset[str]:
         """The statements that kernels run."""
         return frozenset(s.name for s in self.scop.statements) - self.host_statements
+
+
+def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSizes], ...]:
+    """Per kernel (CUDA, OpenCL), or per tiled band (C target: `kernel[i]` is the i-th band
+    tiled in the file, its SCoPs one after another, as `--sizes` reads it), the sizes used."""
+    kernels = tuple((k.index, k.sizes) for s in scheduled for k in s.kernels)
+    tiles = [tile for s in scheduled for tile in s.tiles]
+    return kernels or tuple((i, KernelSizes(tile, (), ())) for i, tile in enumerate(tiles))
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,

@@ -10,15 +10,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import islpy as isl
 
 from ..diagnostics import CompileError
 from ..options import Options
-
-if TYPE_CHECKING:
-    from . import ScheduledScop
 
 DEFAULT_BLOCK = {1: (512,), 2: (32, 16), 3: (32, 4, 4)}
 DEFAULT_GRID = {1: (32768,), 2: (256, 256)}
@@ -124,14 +120,6 @@ def launchable(block: tuple[int, ...]) -> tuple[int, ...]:
         sizes[k] = (sizes[k] + 1) // 2
     return tuple(sizes)
 
-
-
-def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSizes], ...]:
-    """Per kernel (CUDA, OpenCL), or per tiled band (C target: `kernel[i]` is the i-th band
-    tiled in the file, its SCoPs one after another, as `--sizes` reads it), the sizes used."""
-    kernels = tuple((k.index, k.sizes) for s in scheduled for k in s.kernels)
-    tiles = [tile for s in scheduled for tile in s.tiles]
-    return kernels or tuple((i, KernelSizes(tile, (), ())) for i, tile in enumerate(tiles))
 
 
 def format_sizes(entries: Sequence[tuple[int, KernelSizes]]) -> str:

@@ -12,8 +12,9 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from .common import FULL_PRECISION_DEFINE, VerifyConfig
 from .emulate import ORDERS
-from .harness import FULL_PRECISION_DEFINE, VerifyConfig, data_type_from_defines, verify
+from .harness import data_type_from_defines, verify
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from .common import CC, Steps, VerifyConfig, dump_of
 from .dump import Dump, compare_dumps, tolerance_for
 from .tools import BuildError, preprocessor_flags, run_program, run_tool
-
-if TYPE_CHECKING:
-    from .harness import VerifyConfig, _Steps
 
 __all__ = ["C_FLAGS", "generated_c_file", "thread_label", "verify_c_output"]
 
@@ -30,11 +27,9 @@ def thread_label(threads: int) -> str:
     return f"{threads} thread{'s' if threads != 1 else ''}"
 
 
-def verify_c_output(cfg: VerifyConfig, out_dir: Path, expected: Dump, steps: _Steps,
+def verify_c_output(cfg: VerifyConfig, out_dir: Path, expected: Dump, steps: Steps,
                     workdir: Path) -> dict[str, tuple[str, ...]]:
     """Build the generated C file, run it with each of `cfg.threads`, and compare."""
-    from .harness import CC, _dump_of
-
     rtol, atol = tolerance_for(cfg.data_type)
     source = generated_c_file(cfg.source, out_dir)
     if not source.exists():
@@ -57,7 +52,7 @@ def verify_c_output(cfg: VerifyConfig, out_dir: Path, expected: Dump, steps: _St
             proc = run_program([binary, *cfg.program_args], timeout=cfg.run_timeout,
                                env={**os.environ, "OMP_NUM_THREADS": str(threads)})
         (workdir / f"threads-{threads}.stderr").write_text(proc.stderr)
-        actual = _dump_of(steps, f"run {label}", proc)
+        actual = dump_of(steps, f"run {label}", proc)
         if actual is not None:
             mismatches[label] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
     return mismatches

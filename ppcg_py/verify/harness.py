@@ -22,12 +22,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .c_target import verify_c_output
+from .common import CC, StageFailure, Steps, VerifyConfig, dump_of
 from .dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for
 from .emulate import ORDERS, build_emulated, run_emulated
 from .nvcc import nvcc_available, nvcc_check
@@ -45,55 +46,14 @@ __all__ = [
     "verify",
 ]
 
-CC = "gcc"
 CFLAGS = ("-O1", "-std=gnu99")
 CXX = "g++"
 CXXFLAGS = ("-O1", "-std=gnu++17", "-x", "c++")
-DUMP_DEFINE = "POLYBENCH_DUMP_ARRAYS"
-# ppcg-py's PolyBench prints all digits with this (the real suite ignores it):
-# two decimals, PolyBench's default, would hide errors below 0.005.
-FULL_PRECISION_DEFINE = "POLYBENCH_DUMP_FULL_PRECISION"
 _MESSAGE_LINES = 25
-
-
-@dataclass(frozen=True)
-class VerifyConfig:
-    """One program to check and how to build, compile and run it."""
-
-    source: Path
-    include_dirs: tuple[str, ...] = ()
-    defines: tuple[str, ...] = ()
-    extra_c_sources: tuple[str, ...] = ()
-    ppcg_args: tuple[str, ...] = ()
-    orders: tuple[str, ...] = ("forward", "reverse")
-    use_nvcc: bool | None = None  # None: when nvcc is installed
-    data_type: str = "double"
-    program_args: tuple[str, ...] = ()
-    seed: int = 1  # of the "shuffle" order
-    run_timeout: float = 300
-    compile_timeout: float = 900
-    full_precision: bool = True  # add -DPOLYBENCH_DUMP_FULL_PRECISION
-    cxx_reference: bool = False  # on a mismatch, also compare with the original built as C++
-    target: str = "cuda"  # "c": NAME.ppcg.c built with gcc -fopenmp, run with each of `threads`;
-    # "opencl": built with -lOpenCL and run on the OpenCL runtime
-    threads: tuple[int, ...] = (1, 2, 4)
-
-    @property
-    def all_defines(self) -> tuple[str, ...]:
-        """The defines plus those that make PolyBench programs dump their arrays."""
-        wanted = [DUMP_DEFINE, *([FULL_PRECISION_DEFINE] if self.full_precision else [])]
-        given = {d.split("=")[0] for d in self.defines}
-        return (*self.defines, *(w for w in wanted if w not in given))
 
 
 # Runs the compiler on cfg.source, writing into the given output dir.
 Compiler = Callable[[VerifyConfig, Path], subprocess.CompletedProcess[str]]
-
-
-@dataclass(frozen=True)
-class StageFailure:
-    stage: str
-    message: str
 
 
 @dataclass(frozen=True)
@@ -187,43 +147,6 @@ def run_ppcg(cfg: VerifyConfig, out_dir: Path) -> subprocess.CompletedProcess[st
         )
 
 
-class _Steps:
-    """Collects timings and failures while verify() runs."""
-
-    def __init__(self, progress: Callable[[str], None] | None) -> None:
-        self.failures: list[StageFailure] = []
-        self.timings: dict[str, float] = {}
-        self.progress = progress
-
-    @contextmanager
-    def step(self, name: str) -> Iterator[None]:
-        if self.progress:
-            self.progress(f"{name} ...")
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.timings[name] = time.perf_counter() - start
-
-    def fail(self, stage: str, message: str) -> None:
-        self.failures.append(StageFailure(stage, message))
-        if self.progress:
-            self.progress(f"{stage} failed")
-
-
-def _dump_of(steps: _Steps, stage: str, proc: subprocess.CompletedProcess[str]) -> Dump | None:
-    """The program's array dump, or None after recording why there is none."""
-    if proc.returncode != 0:
-        output = (proc.stdout + proc.stderr).strip()
-        steps.fail(stage, f"exit status {proc.returncode}\n{output[-3000:]}")
-        return None
-    try:
-        return parse_dump(proc.stderr)
-    except DumpError as exc:
-        steps.fail(stage, f"{exc} (is {DUMP_DEFINE} honoured?)")
-        return None
-
-
 def verify(
     cfg: VerifyConfig,
     workdir: Path,
@@ -242,7 +165,7 @@ def verify(
         raise ValueError(f"unknown fiber orders {bad}; expected some of {ORDERS}")
     workdir = Path(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    steps = _Steps(progress)
+    steps = Steps(progress)
     mismatches: dict[str, tuple[str, ...]] = {}
     cxx_mismatches: dict[str, tuple[str, ...]] | None = None
 
@@ -255,7 +178,7 @@ def verify(
     except BuildError as exc:
         steps.fail("reference build", exc.stderr)
         return report()
-    expected = _dump_of(steps, "reference run", proc)
+    expected = dump_of(steps, "reference run", proc)
     if expected is None:
         return report()
 
@@ -269,8 +192,6 @@ def verify(
         steps.fail("ppcg", f"exit status {proc.returncode}\n{proc.stderr.strip()}")
         return report()
     if cfg.target == "c":
-        from .c_target import verify_c_output
-
         mismatches.update(verify_c_output(cfg, out_dir, expected, steps, workdir))
         return report()
     if cfg.target == "opencl":
@@ -319,7 +240,7 @@ def verify(
                 emulated, order, cfg.program_args, seed=cfg.seed, timeout=cfg.run_timeout
             )
         (workdir / f"{order}.stderr").write_text(proc.stderr)
-        actual = _dump_of(steps, f"run {order}", proc)
+        actual = dump_of(steps, f"run {order}", proc)
         if actual is not None:
             results[order] = actual
             mismatches[order] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))

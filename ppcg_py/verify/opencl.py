@@ -14,13 +14,9 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from typing import TYPE_CHECKING
-
+from .common import Steps, VerifyConfig, dump_of
 from .dump import Dump, compare_dumps, tolerance_for
 from .tools import BuildError, preprocessor_flags, run_tool
-
-if TYPE_CHECKING:
-    from .harness import VerifyConfig, _Steps
 
 __all__ = ["CC", "CFLAGS", "build_opencl", "opencl_unavailable", "run_opencl", "verify_opencl_output"]
 
@@ -92,11 +88,9 @@ def run_opencl(exe: Path, args: Sequence[str] = (), *, timeout: float = 300,
 
 
 def verify_opencl_output(cfg: VerifyConfig, out_dir: Path, expected: Dump,
-                         steps: _Steps) -> dict[str, tuple[str, ...]]:
+                         steps: Steps) -> dict[str, tuple[str, ...]]:
     """Build NAME_host.c with -lOpenCL beside NAME_kernel.cl, run it once on the OpenCL
     runtime, and compare (as order "opencl")."""
-    from .harness import _dump_of
-
     host = out_dir / f"{cfg.source.stem}_host.c"
     if not host.exists():
         steps.fail("ppcg", f"exited 0 but wrote no {host.name}")
@@ -117,7 +111,7 @@ def verify_opencl_output(cfg: VerifyConfig, out_dir: Path, expected: Dump,
     with steps.step("run opencl"):
         proc = run_opencl(exe, cfg.program_args, timeout=cfg.run_timeout)
     (out_dir.parent / "opencl.stderr").write_text(proc.stderr)
-    actual = _dump_of(steps, "run opencl", proc)
+    actual = dump_of(steps, "run opencl", proc)
     if actual is None:
         return {}
     rtol, atol = tolerance_for(cfg.data_type)
