@@ -121,3 +121,86 @@ def _maps(umap: isl.UnionMap) -> list[isl.Map]:
     maps: list[isl.Map] = []
     umap.foreach_map(maps.append)
     return maps
+
+
+# fuzz 2612:365, reduced: the original schedule of a reversed loop (c0 = -i) around four
+# statements with guards 2i <= m, 2i > m and 2j < p. At the outer loop, isl splits c0's
+# range into pieces whose order depends on the parameters, finds a cycle among them, and
+# the split that breaks it leaves an existential without an expression ("unknown div").
+UNORDERED_PIECES = (
+    '{ domain: "[p, m, n] -> { S_2[i, j] : 0 <= i < j < n and j <= p - i; '
+    'S_4[i, j] : 0 <= i < n and 0 <= j and i - 3 <= j and 2j < p; '
+    'S_5[i, j] : 0 <= i < n and 2i <= m and 0 <= j <= 8 and (i >= 2 or j <= 2); '
+    'S_8[i, j] : 3 <= i < n and 2i > m and i <= j < p }", '
+    'child: { schedule: "[p, m, n] -> [{ S_2[i, j] -> [(-i)]; S_4[i, j] -> [(-i)]; S_5[i, j] -> [(-i)]; '
+    'S_8[i, j] -> [(-i)] }]", child: { sequence: [ '
+    '{ filter: "[p, m, n] -> { S_2[i, j] }", child: { schedule: "[p, m, n] -> [{ S_2[i, j] -> [(-j)] }]" } }, '
+    '{ filter: "[p, m, n] -> { S_4[i, j] }", child: { schedule: "[p, m, n] -> [{ S_4[i, j] -> [(-j)] }]" } }, '
+    '{ filter: "[p, m, n] -> { S_5[i, j] }", child: { schedule: "[p, m, n] -> [{ S_5[i, j] -> [(j)] }]" } }, '
+    '{ filter: "[p, m, n] -> { S_8[i, j] }", child: { schedule: "[p, m, n] -> [{ S_8[i, j] -> [(j)] }]" } } ] } } }'
+)
+
+
+def test_isl_fails_on_parameter_dependent_piece_order():
+    """isl_ast_codegen.c's add_split_on projects one piece onto another and keeps an
+    existential that isl_basic_set_get_constraint_list refuses; if this starts to pass,
+    isl has fixed it and `codegen.ast.with_atomic_fallback` may go."""
+    schedule = isl.Schedule.read_from_str(isl.Context(), UNORDERED_PIECES)
+    build = isl.AstBuild.from_context(schedule.get_domain().params())
+    with pytest.raises(isl.Error, match="input involves unknown divs"):
+        build.node_from_schedule(schedule)
+
+
+@pytest.mark.parametrize("p, m, n", [(23, 7, 31), (9, 11, 8), (4, 3, 9), (12, 30, 12), (0, 5, 6), (7, -1, 5)])
+def test_atomic_loops_run_the_schedule(p, m, n):
+    """The atomic fallback runs every instance once, in the schedule's order."""
+    from ppcg_py.codegen.ast import atomic_loops
+
+    ctx = isl.Context()
+    schedule = isl.Schedule.read_from_str(ctx, UNORDERED_PIECES)
+    build = isl.AstBuild.from_context(schedule.get_domain().params())
+    trace: list[tuple] = []
+    _run(build.node_from_schedule(atomic_loops(schedule)), {"p": p, "m": m, "n": n}, trace)
+    values = isl.Set.read_from_str(ctx, f"[p, m, n] -> {{ : p = {p} and m = {m} and n = {n} }}")
+    expected = {}
+    for piece in _maps(schedule.get_map().intersect_domain(schedule.get_domain()).intersect_params(values)):
+        piece = piece.project_out(isl.dim_type.param, 0, piece.dim(isl.dim_type.param))
+        name, n_in = piece.get_tuple_name(isl.dim_type.in_), piece.dim(isl.dim_type.in_)
+        for point in _points(piece.wrap()):
+            coords = [point.get_coordinate_val(isl.dim_type.set, k).to_python()
+                      for k in range(piece.wrap().dim(isl.dim_type.set))]
+            expected[(name, *coords[:n_in])] = tuple(coords[n_in:])
+    assert trace and sorted(trace) == sorted(expected)
+    order = [expected[instance] for instance in trace]
+    assert order == sorted(order)
+
+
+def test_with_atomic_fallback_retries_atomically_then_fails_located():
+    from types import SimpleNamespace
+
+    from ppcg_py.codegen.ast import with_atomic_fallback
+    from ppcg_py.diagnostics import CompileError
+
+    schedule = isl.Schedule.read_from_str(isl.Context(), UNORDERED_PIECES)
+    scop = SimpleNamespace(function="compute", file="x.c", start_line=13)
+    built = []
+
+    def build(tree: isl.Schedule) -> isl.AstNode:
+        built.append(tree)
+        return isl.AstBuild.from_context(tree.get_domain().params()).node_from_schedule(tree)
+
+    assert with_atomic_fallback(build, schedule, scop) is not None and len(built) == 2
+    assert "atomic" in str(built[1]) and "atomic" not in str(built[0])
+
+    def failing(tree: isl.Schedule):
+        raise isl.Error("call to isl_ast_build_node_from_schedule failed: input involves unknown divs")
+
+    with pytest.raises(CompileError) as error:
+        with_atomic_fallback(failing, schedule, scop)
+    assert error.value.render().startswith("x.c:13:1: error: isl's AST generator failed on the SCoP of 'compute'")
+
+    def other(tree: isl.Schedule):
+        raise isl.Error("something else")
+
+    with pytest.raises(isl.Error, match="something else"):
+        with_atomic_fallback(other, schedule, scop)

@@ -10,16 +10,21 @@ as a `Launch`, with its grid sized from the host loops around it.
 The callbacks run under a guard: an exception inside an isl callback corrupts
 the heap. If isl fails to build the AST (its generator has failed an internal
 check on unrolled loops under contexts with existentials, fuzz 6:66), it is
-built again with no loop unrolled: the same code, as loops.
+built again with no loop unrolled: the same code, as loops. If isl's generator
+then fails on pieces of a loop's range that it cannot order ("input involves
+unknown divs", `with_atomic_fallback`), the loops are generated atomically.
 """
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import islpy as isl
 from pycparser import c_ast
 
+from ..diagnostics import CompileError
 from ..extract.model import Access, Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
 from ..isl_context import CallbackGuard
@@ -29,6 +34,7 @@ from ..schedule import Kernel, ScheduledScop
 from .statements import printed_tags
 
 NT = isl.schedule_node_type
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -121,7 +127,60 @@ def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:
     except isl.Error as exc:
         if is_operation_limit(exc):     # the step's bound (--isl-max-operations), not this one
             raise
-    return _AstBuilder(scheduled, memory).run(without_unrolling(schedule))
+    return with_atomic_fallback(lambda tree: _AstBuilder(scheduled, memory).run(tree), without_unrolling(schedule),
+                                scheduled.scop)
+
+
+UNORDERED_PIECES = "input involves unknown divs"
+
+
+def with_atomic_fallback(build: Callable[[isl.Schedule], T], schedule: isl.Schedule, scop: Scop) -> T:
+    """`build(schedule)`; where isl's AST generator fails with "input involves unknown
+    divs", `build` again with every loop of the default type generated atomically
+    (`atomic_loops`); where that fails too, a located error. `build` starts afresh
+    each time (its callbacks may have run on the failed attempt).
+
+    The failure is an isl bug (docs/isl-notes.md). Generating a loop, isl splits its
+    range into pieces, one per set of statements that run there, and orders them;
+    pieces whose order depends on the parameters (A before B for some values, B
+    before C and C before A for others: fuzz 2612:365, the original schedule of a
+    reversed loop with `2i <= m`, `2i > m` and `2j < p` guards) form a cycle, which
+    `add_split_on` (isl_ast_codegen.c) splits by projecting one piece onto another.
+    The projection can leave an existential variable that has no expression (an
+    "unknown div": `exists e0: -m <= 2e0 <= -6 - p`), and the loop's bounds then
+    reach `isl_basic_set_get_constraint_list`, which refuses them. The existential
+    is isl's own, made during generation: no exact simplification of the domains
+    removes the cause (coalescing, equalities, redundancies, computed divs and a
+    flattened schedule all fail alike). An atomic loop is generated from one domain
+    per set of statements, the conditions that set them apart inside the loop
+    rather than around separate copies of it: the same instances in the same
+    order, with far fewer pieces for isl to order (enough for 2612:365).
+    That is not a guarantee, hence the error after it."""
+    try:
+        return build(schedule)
+    except isl.Error as exc:
+        if UNORDERED_PIECES not in str(exc):
+            raise
+    try:
+        return build(atomic_loops(schedule))
+    except isl.Error as exc:
+        if UNORDERED_PIECES not in str(exc):
+            raise
+    raise CompileError(f"isl's AST generator failed on the SCoP of '{scop.function}' ({UNORDERED_PIECES}: an isl "
+                       "bug that atomic loops did not avoid either; docs/isl-notes.md)",
+                       scop.file, scop.start_line, 1) from None
+
+
+def atomic_loops(schedule: isl.Schedule) -> isl.Schedule:
+    """The same tree with every band member of the default loop type generated atomically
+    (those unrolled or separated keep their type)."""
+    def atomic(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() == NT.band:
+            for k in range(node.band_n_member()):
+                if node.band_member_get_ast_loop_type(k) == isl.ast_loop_type.default:
+                    node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.atomic)
+        return node
+    return schedule.map_schedule_node_bottom_up(atomic)
 
 
 def without_unrolling(schedule: isl.Schedule) -> isl.Schedule:

@@ -20,7 +20,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from ..schedule import ScheduledScop
-from .ast import ScopAst, StatementCall, Subscript, ast_from_tree, source_indices
+from .ast import ScopAst, StatementCall, Subscript, ast_from_tree, source_indices, with_atomic_fallback
 from .common import array_extents, local_array_names, local_declarations, runs_where, scop_guard
 from ..isl_c import c_node
 from .omp_region import with_parallel_regions
@@ -80,7 +80,11 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
         result.calls[key] = StatementCall(stmt.name, iterators, references)
         return node.set_annotation(isl.Id(key, context=scop.ctx))
 
-    result.root = ast_from_tree(scheduled, scheduled.final_schedule, at_domain)
+    def build(schedule: isl.Schedule) -> isl.AstNode:
+        result.calls.clear()    # of an attempt that isl failed
+        return ast_from_tree(scheduled, schedule, at_domain)
+
+    result.root = with_atomic_fallback(build, scheduled.final_schedule, scop)
     return result
 
 
