@@ -1,0 +1,381 @@
+"""PolyBench at LARGE on a real GPU, several mappings side by side, in one short run.
+
+A lent GPU machine has nvcc and gcc but neither islpy nor pycparser, and its time
+is scarce, so the work is split in two:
+
+    # here: compile every kernel once per way into a bundle (ppcg-py runs here)
+    python benchmarks/gpu_ways.py prepare --out out/gpu-bundle
+    # there: build, run, verify and time (standard library, polybench/, nvcc, gcc)
+    python3 benchmarks/gpu_ways.py run --bundle out/gpu-bundle --out "$OUT"
+    # there, on a bundle prepared at a small dataset: compute-sanitizer's checks
+    python3 benchmarks/gpu_ways.py sanitize --bundle out/gpu-bundle-small --out "$OUT"
+
+`run` builds every program at once (gcc -O3 references, nvcc for each way), runs
+the references (in parallel: they only give the speedup's numerator), then the GPU
+programs one at a time, the ways of a kernel interleaved run by run so that drift
+in the machine hits them alike. The first run of each program dumps its arrays,
+which are compared with the reference's afterwards. It stops starting programs at
+`--deadline` seconds and reports what it has, so the results come back inside the
+device tool's ten minutes.
+"""
+from __future__ import annotations
+
+import argparse
+import concurrent.futures as futures
+import csv
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from polybench.builds import build_program  # noqa: E402
+from polybench.kernels import KERNELS, POLYBENCH_C, UTILITIES_DIR, compile_flags, source_path  # noqa: E402
+from polybench.pipeline import GPU_TOLERANCES, parse_time  # noqa: E402
+from ppcg_py.verify.common import DUMP_DEFINE, FULL_PRECISION_DEFINE  # noqa: E402
+from ppcg_py.verify.dump import DumpError, compare_dumps, parse_dump  # noqa: E402
+from ppcg_py.verify.tools import BuildError, run_tool  # noqa: E402
+
+REFERENCE_TIMEOUT = 180.0   # seconds: gcc's seidel-2d and floyd-warshall take about 20 at LARGE
+
+#: The mappings compared: a name and the ppcg-py options that give it.
+WAYS: dict[str, tuple[str, ...]] = {
+    "ppcg": ("--sizes", "ppcg"),          # PPCG's default sizes (today's mapping until issue 22)
+    "device": (),                         # sizes chosen for the GPU
+}
+
+
+# -- here: the bundle -------------------------------------------------------------
+def prepare(out: Path, dataset: str, ways: dict[str, tuple[str, ...]], kernels: list[str], jobs: int) -> int:
+    """Every kernel compiled once per way into out/WAY/KERNEL/, and a manifest."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    tasks = [(way, args, k) for k in _kernels(kernels) for way, args in ways.items()]
+    failures: dict[str, str] = {}
+    with futures.ThreadPoolExecutor(jobs) as pool:
+        for (way, _, k), error in zip(tasks, pool.map(lambda t: _compile(out, dataset, *t), tasks)):
+            if error:
+                failures[f"{way}/{k.name}"] = error
+    manifest = {"dataset": dataset, "ways": {w: list(a) for w, a in ways.items()},
+                "kernels": [k.name for k in _kernels(kernels)], "failures": failures,
+                "date": datetime.date.today().isoformat(), "commit": _commit(),
+                "command": " ".join(sys.argv)}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1))
+    for name, error in failures.items():
+        print(f"{name}: {error}", file=sys.stderr)
+    return 1 if failures else 0
+
+
+def _compile(out: Path, dataset: str, way: str, args: tuple[str, ...], kernel) -> str:
+    folder = out / way / kernel.name
+    folder.mkdir(parents=True)
+    command = [sys.executable, "-m", "ppcg_py", *args, *compile_flags(kernel, dataset), "--output-dir", str(folder),
+               str(source_path(kernel))]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    return "" if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["failed"])[-1]
+
+
+def _kernels(names: list[str]):
+    return [k for k in KERNELS if not names or k.name in names]
+
+
+def _commit() -> str:
+    proc = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, cwd=ROOT,
+                          check=False)
+    return proc.stdout.strip() or "unknown"
+
+
+# -- there: build, run, verify, time ----------------------------------------------
+@dataclass
+class Program:
+    kernel: str
+    way: str                      # "reference" or a way's name
+    data_type: str
+    exe: Path | None = None
+    status: str = "PASS"
+    error: str = ""
+    times: list[float] = field(default_factory=list)
+    dump_file: Path | None = None
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.times) if self.times else None
+
+
+def run(bundle: Path, out: Path, repeat: int, deadline: float, run_timeout: float, jobs: int,
+        reference_repeat: int = 1) -> int:
+    start = time.monotonic()
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    dataset, ways = manifest["dataset"], list(manifest["ways"])
+    work = Path("/tmp/gpu-ways")
+    shutil.rmtree(work, ignore_errors=True)
+    kernels = [k for k in KERNELS if k.name in manifest["kernels"]]
+    programs = {(k.name, w): Program(k.name, w, k.data_type) for k in kernels for w in ["reference", *ways]}
+    for name, error in manifest["failures"].items():
+        way, kernel = name.split("/")
+        programs[(kernel, way)].status, programs[(kernel, way)].error = "COMPILE_ERROR", error
+    with futures.ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(lambda p: _build(p, bundle, work, dataset), programs.values()))
+    _say(f"built in {time.monotonic() - start:.0f} s")
+    with futures.ThreadPoolExecutor(max(1, jobs // 2)) as pool:     # references: CPU only, side by side
+        list(pool.map(lambda p: _run_times(p, reference_repeat, REFERENCE_TIMEOUT, work),
+                      [p for p in programs.values() if p.way == "reference"]))
+    _say(f"references run by {time.monotonic() - start:.0f} s")
+    for k in kernels:                                                # the GPU: one program at a time
+        if time.monotonic() - start > deadline:
+            for w in ways:
+                programs[(k.name, w)].status = programs[(k.name, w)].status if programs[(k.name, w)].times \
+                    else "NOT_RUN"
+            continue
+        for r in range(repeat):
+            for w in ways:
+                p = programs[(k.name, w)]
+                if p.status == "PASS" and p.exe is not None and len(p.times) == r:
+                    _one_run(p, run_timeout, work, dump=(r == 0))
+        _say(f"{k.name}: " + ", ".join(f"{w} {_fmt(programs[(k.name, w)].median)}" for w in ways))
+    with futures.ProcessPoolExecutor(jobs) as pool:                 # compare the dumps
+        checks = {key: pool.submit(_mismatch, programs[(key[0], "reference")].dump_file, p.dump_file, p.data_type)
+                  for key, p in programs.items() if p.way != "reference" and p.status == "PASS" and p.dump_file}
+        for key, check in checks.items():
+            problem = check.result()
+            if problem:
+                programs[key].status, programs[key].error = "MISMATCH", problem
+    out.mkdir(parents=True, exist_ok=True)
+    _write(out, programs, kernels, ways, manifest, repeat, time.monotonic() - start)
+    return 0
+
+
+def _build(p: Program, bundle: Path, work: Path, dataset: str) -> None:
+    if p.status != "PASS":
+        return
+    kernel = next(k for k in KERNELS if k.name == p.kernel)
+    folder = work / p.kernel / p.way
+    folder.mkdir(parents=True, exist_ok=True)
+    # full precision: PolyBench prints 2 decimals, where a fused multiply-add's last bit shows
+    flags = [*compile_flags(kernel, dataset), "-DPOLYBENCH_TIME", f"-D{DUMP_DEFINE}", f"-D{FULL_PRECISION_DEFINE}"]
+    exe = folder / "program"
+    try:
+        if p.way == "reference":
+            run_tool(["gcc", "-O3", "-std=gnu99", *flags, str(source_path(kernel)), str(ROOT / POLYBENCH_C),
+                      "-o", str(exe), "-lm"], timeout=300)
+        else:
+            generated = bundle / p.way / p.kernel
+            cu = sorted(generated.glob("*.cu"))
+            c = sorted(generated.glob("*_host.c"))
+            defines = [f[2:] for f in flags if f.startswith("-D")]
+            includes = [f[2:] for f in flags if f.startswith("-I")] + [str(ROOT / UTILITIES_DIR)]
+            build_program("nvcc", cu, exe, c_sources=[*c, ROOT / POLYBENCH_C], include_dirs=includes,
+                          defines=defines, timeout=300)
+        p.exe = exe
+    except BuildError as exc:
+        p.status, p.error = "BUILD_ERROR", (exc.stderr.strip().splitlines() or ["failed"])[-1][:200]
+
+
+def _run_times(p: Program, repeat: int, timeout: float, work: Path) -> None:
+    for r in range(repeat):
+        if p.status != "PASS" or p.exe is None:
+            return
+        _one_run(p, timeout, work, dump=(r == 0))
+
+
+def _one_run(p: Program, timeout: float, work: Path, dump: bool) -> None:
+    dump_file = work / p.kernel / p.way / "dump.txt"
+    try:
+        with open(dump_file if dump else os.devnull, "w") as err:
+            proc = subprocess.run([str(p.exe)], stdout=subprocess.PIPE, stderr=err, text=True, timeout=timeout,
+                                  check=False)
+    except subprocess.TimeoutExpired:
+        p.status, p.error = "TIMEOUT", f"a run took over {timeout:g} s"
+        return
+    seconds = parse_time(proc.stdout)
+    if proc.returncode != 0 or seconds is None:
+        p.status = "RUN_ERROR"
+        p.error = f"exit status {proc.returncode}" + (": " + _tail(dump_file) if dump else "")
+        return
+    p.times.append(seconds)
+    if dump:
+        p.dump_file = dump_file
+
+
+def _tail(path: Path) -> str:
+    try:
+        lines = [line for line in path.read_text(errors="replace").splitlines() if line.strip()]
+    except OSError:
+        return ""
+    return lines[-1][:200] if lines else ""
+
+
+def _mismatch(expected: Path | None, actual: Path, data_type: str) -> str:
+    if expected is None:
+        return ""                                # no reference dump: nothing to compare with
+    try:
+        want, got = parse_dump(expected.read_text()), parse_dump(actual.read_text())
+    except DumpError as exc:
+        return f"dump: {exc}"
+    rtol, atol = GPU_TOLERANCES[data_type]
+    problems = compare_dumps(want, got, rtol=rtol, atol=atol)
+    return problems[0] if problems else ""
+
+
+SANITIZER_TOOLS = ("memcheck", "racecheck", "synccheck")
+
+
+def sanitize(bundle: Path, out: Path, jobs: int, timeout: float) -> int:
+    """compute-sanitizer's memcheck, racecheck (shared-memory hazards) and synccheck on
+    every program of the bundle: one summary line each, and the full logs."""
+    manifest = json.loads((bundle / "manifest.json").read_text())
+    work = Path("/tmp/gpu-sanitize")
+    shutil.rmtree(work, ignore_errors=True)
+    programs = [Program(k.name, w, k.data_type) for k in KERNELS if k.name in manifest["kernels"]
+                for w in manifest["ways"] if f"{w}/{k.name}" not in manifest["failures"]]
+    with futures.ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(lambda p: _build(p, bundle, work, manifest["dataset"]), programs))
+    out.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for p in programs:
+        for tool in SANITIZER_TOOLS:
+            if p.exe is None:
+                lines.append(f"{p.kernel} {p.way} {tool}: {p.status}: {p.error}")
+                continue
+            command = ["compute-sanitizer", f"--tool={tool}", *(["--racecheck-report=all"] if tool == "racecheck" else []),
+                       str(p.exe)]
+            try:
+                proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+                text = proc.stdout + proc.stderr
+            except subprocess.TimeoutExpired:
+                text = f"timed out after {timeout:g} s"
+            if "ERROR SUMMARY: 0 errors" not in text:
+                (out / f"sanitize-{p.kernel}-{p.way}-{tool}.log").write_text(text[-20000:])
+            summary = [line for line in text.splitlines() if "ERROR SUMMARY" in line or "RACECHECK SUMMARY" in line]
+            lines.append(f"{p.kernel} {p.way} {tool}: {summary[-1].strip('= ') if summary else text.strip()[-200:]}")
+            _say(lines[-1])
+    (out / "sanitizer.txt").write_text("\n".join(lines) + "\n")
+    return 0
+
+
+def _write(out: Path, programs, kernels, ways: list[str], manifest: dict, repeat: int, seconds: float) -> None:
+    gpu = _output(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"])
+    rows = []
+    for k in kernels:
+        ref = programs[(k.name, "reference")]
+        row = {"kernel": k.name, "reference_s": ref.median}
+        for w in ways:
+            p = programs[(k.name, w)]
+            ok = p.status == "PASS" and p.median is not None
+            row[f"{w}_s"] = p.median if ok else None
+            row[f"{w}_status"] = p.status if p.status != "PASS" or p.median is not None else "NOT_RUN"
+            row[f"{w}_error"] = p.error
+            row[f"{w}_times"] = " ".join(f"{t:.6f}" for t in p.times)
+        rows.append(row)
+    with open(out / "results.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    lines = [f"# PolyBench/C at {manifest['dataset']} on a GPU: {', '.join(ways)}", "",
+             f"- date: {datetime.datetime.now(datetime.timezone.utc).isoformat(timespec='seconds')}",
+             f"- GPU: {gpu}", f"- machine: {platform.node()} {platform.machine()}, {os.cpu_count()} CPUs",
+             f"- generated by ppcg-py {manifest['commit']} on {manifest['date']}: `{manifest['command']}`",
+             f"- run: `{' '.join(sys.argv)}` ({seconds:.0f} s)",
+             f"- ways: " + "; ".join(f"{w}: `ppcg-py {' '.join(manifest['ways'][w]) or '(defaults)'}`" for w in ways),
+             f"- times: median of {repeat} runs of PolyBench's timed region (device allocation, transfers and "
+             "kernels; the CUDA context is created before main), ways interleaved run by run; reference: "
+             "gcc -O3 on the host CPU, run side by side with other references (`--reference-repeat` runs)",
+             "- each program's first run dumps its arrays; compared with gcc's within (1e-6, 1e-9) for double",
+             ""]
+    head = "| kernel | gcc -O3 (s) | " + " | ".join(f"{w} (s) | {w} speedup" for w in ways)
+    if len(ways) > 1:
+        head += f" | {ways[-1]} / {ways[0]} |"
+    lines += [head, "|" + " --- |" * (head.count("|") - 1)]
+    for row in rows:
+        cells = [row["kernel"], _fmt(row["reference_s"])]
+        for w in ways:
+            t = row[f"{w}_s"]
+            cells += [_fmt(t) if t is not None else f"**{row[f'{w}_status']}**",
+                      _fmt(row["reference_s"] / t) if t and row["reference_s"] else ""]
+        if len(ways) > 1:
+            first, last = row[f"{ways[0]}_s"], row[f"{ways[-1]}_s"]
+            cells.append(f"{first / last:.2f}" if first and last else "")
+        lines.append("| " + " | ".join(cells) + " |")
+    ratios = [row[f"{ways[0]}_s"] / row[f"{ways[-1]}_s"] for row in rows
+              if len(ways) > 1 and row[f"{ways[0]}_s"] and row[f"{ways[-1]}_s"]]
+    if ratios:
+        lines += ["", f"Geometric mean of {ways[-1]} over {ways[0]} (time ratio, >1: faster): "
+                      f"{statistics.geometric_mean(ratios):.3f} over {len(ratios)} kernels"]
+    problems = [f"- {row['kernel']} {w}: {row[f'{w}_status']}: {row[f'{w}_error']}" for row in rows for w in ways
+                if row[f"{w}_status"] not in ("PASS",)]
+    problems += [f"- {k.name} gcc reference: {programs[(k.name, 'reference')].status}: "
+                 f"{programs[(k.name, 'reference')].error}" for k in kernels
+                 if programs[(k.name, "reference")].median is None]
+    if problems:
+        lines += ["", "Not passed:", *problems]
+    (out / "results.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def _fmt(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3g}" if value < 100 else f"{value:.0f}"
+
+
+def _output(argv: list[str]) -> str:
+    try:
+        return subprocess.run(argv, capture_output=True, text=True, timeout=20, check=False).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _say(text: str) -> None:
+    print(text, flush=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("prepare", help="compile every kernel once per way (here, with ppcg-py)")
+    p.add_argument("--out", type=Path, default=ROOT / "out" / "gpu-bundle")
+    p.add_argument("--dataset", default="LARGE")
+    p.add_argument("--way", action="append", default=[], metavar="NAME or NAME=ARGS",
+                   help="a way: one of " + ", ".join(WAYS) + ", or a name and its ppcg-py options, e.g. "
+                        "'reductions=--reductions' (repeatable) [" + ", ".join(WAYS) + "]")
+    p.add_argument("--jobs", type=int, default=2)
+    p.add_argument("--skip", default="", help="comma list of kernels left out (say why in the report)")
+    p.add_argument("kernels", nargs="*")
+    r = sub.add_parser("run", help="build, run, verify and time the bundle (on the GPU machine)")
+    r.add_argument("--bundle", type=Path, default=ROOT / "out" / "gpu-bundle")
+    r.add_argument("--out", type=Path, required=True)
+    r.add_argument("--repeat", type=int, default=3)
+    r.add_argument("--deadline", type=float, default=480, help="seconds after which no kernel starts")
+    r.add_argument("--run-timeout", type=float, default=20)
+    r.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
+    r.add_argument("--reference-repeat", type=int, default=1,
+                   help="runs of each gcc -O3 reference (it only gives the speedup's numerator) [1]")
+    z = sub.add_parser("sanitize", help="compute-sanitizer on every program of a (small) bundle")
+    z.add_argument("--bundle", type=Path, default=ROOT / "out" / "gpu-bundle-small")
+    z.add_argument("--out", type=Path, required=True)
+    z.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
+    z.add_argument("--timeout", type=float, default=60)
+    args = parser.parse_args()
+    if args.command == "sanitize":
+        return sanitize(args.bundle, args.out, args.jobs, args.timeout)
+    if args.command == "prepare":
+        ways = dict(WAYS) if not args.way else {}
+        for text in args.way:
+            name, given, options = text.partition("=")
+            ways[name] = tuple(options.split()) if given else WAYS[name]
+        kernels = args.kernels or [k.name for k in KERNELS if k.name not in args.skip.split(",")]
+        return prepare(args.out, args.dataset, ways, kernels, args.jobs)
+    return run(args.bundle, args.out, args.repeat, args.deadline, args.run_timeout, args.jobs, args.reference_repeat)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
