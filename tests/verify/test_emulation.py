@@ -109,3 +109,40 @@ def test_header_is_precompiled_once_into_the_cache(tmp_path, monkeypatch):
     first_line = (tmp_path / "src" / "tiny.emu.cpp").read_text().splitlines()[0]
     assert first_line == f'#include "{pch.with_suffix("")}"'
     assert run_emulated(tmp_path / "tiny").returncode == 0
+
+
+@pytest.fixture(scope="module")
+def warps(tmp_path_factory) -> Path:
+    exe = tmp_path_factory.mktemp("emu") / "warps"
+    build_emulated([EMU / "warps.cu"], exe)
+    return exe
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_a_block_reduction_with_shuffles_and_a_last_block(warps, order):
+    """Shuffle trees, shared memory across warps, __threadfence and atomicInc's ticket:
+    1,000 values in blocks of 128, the last block adding the partials in order."""
+    proc = run_emulated(warps, order, ["sum"])
+    assert proc.returncode == 0, proc.stderr
+    total, expected, count = proc.stdout.split()
+    assert abs(float(total) - float(expected)) <= 1e-9 * float(expected)
+    assert count == "0"        # atomicInc wrapped back to 0 after the last of 8 blocks
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_warp_shuffles_give_what_the_hardware_gives(warps, order):
+    proc = run_emulated(warps, order, ["lanes"])
+    assert proc.returncode == 0, proc.stderr
+    rows = [list(map(int, line.split())) for line in proc.stdout.splitlines()]
+    for t, (all_lanes, scan, five, eight) in enumerate(rows):
+        lane = t % 32
+        assert all_lanes == sum(range(32))
+        assert scan == lane * (lane + 1) // 2
+        assert five == (t - lane + 5) * 10                   # lane 5 of the caller's warp
+        assert eight == (lane + 3 if lane % 8 + 3 < 8 else lane)   # within segments of 8 lanes
+
+
+def test_a_shuffle_that_half_the_warp_skips_is_reported(warps):
+    proc = run_emulated(warps, "forward", ["diverged"])
+    assert proc.returncode != 0
+    assert "warp-level operation" in proc.stderr and "warps.cu" in proc.stderr

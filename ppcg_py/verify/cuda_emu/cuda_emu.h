@@ -3,7 +3,10 @@
  * without a GPU.
  *
  * Blocks of a launch run one after another; the threads of a block run as
- * cooperative fibers on one OS thread and switch only at __syncthreads().
+ * cooperative fibers on one OS thread and switch only at __syncthreads() and
+ * at the warp-level operations (__shfl*_sync, __syncwarp), where the lanes of
+ * a warp meet as on the hardware: each lane waits until every lane of the mask
+ * has arrived at the same operation, then all read the values deposited there.
  * So a missing barrier shows up as wrong results once the fiber order is
  * changed (PPCG_EMU_ORDER=forward|reverse|shuffle, PPCG_EMU_SEED), and
  * __shared__ can simply be `static`: every thread of the running block sees
@@ -115,10 +118,23 @@ inline float __expf(float x) { return expf(x); }
 inline float __logf(float x) { return logf(x); }
 inline float __powf(float a, float b) { return powf(a, b); }
 template <class T> inline T __ldg(const T *p) { return *p; }
+/* Blocks run one after another and fibers never preempt each other: every write
+ * is visible to every later reader, so the fences have nothing to order. */
 inline void __threadfence() {}
 inline void __threadfence_block() {}
+inline void __threadfence_system() {}
 /* Fibers never preempt each other, so a plain update is atomic. */
 template <class T> inline T atomicAdd(T *p, T v) { T old = *p; *p = old + v; return old; }
+template <class T> inline T atomicSub(T *p, T v) { T old = *p; *p = old - v; return old; }
+template <class T> inline T atomicAnd(T *p, T v) { T old = *p; *p = old & v; return old; }
+template <class T> inline T atomicOr(T *p, T v) { T old = *p; *p = old | v; return old; }
+template <class T> inline T atomicXor(T *p, T v) { T old = *p; *p = old ^ v; return old; }
+template <class T> inline T atomicCAS(T *p, T compare, T v) { T old = *p; if (old == compare) *p = v; return old; }
+/* CUDA's wrapping counters: ((old >= limit) ? 0 : old + 1), and its mirror. */
+inline unsigned atomicInc(unsigned *p, unsigned limit) { unsigned old = *p; *p = old >= limit ? 0 : old + 1; return old; }
+inline unsigned atomicDec(unsigned *p, unsigned limit) {
+  unsigned old = *p; *p = (old == 0 || old > limit) ? limit : old - 1; return old;
+}
 template <class T> inline T atomicMin(T *p, T v) { T old = *p; *p = v < old ? v : old; return old; }
 template <class T> inline T atomicMax(T *p, T v) { T old = *p; *p = v > old ? v : old; return old; }
 template <class T> inline T atomicExch(T *p, T v) { T old = *p; *p = v; return old; }
@@ -267,7 +283,8 @@ extern "C" void ppcg_emu_switch(void **save, void *to);
 
 namespace ppcg_emu {
 
-enum class State : unsigned char { Ready, Waiting, Done };
+enum class State : unsigned char { Ready, Waiting, WarpWaiting, Done };
+enum class Shuffle : unsigned char { Idx, Up, Down, Xor, Sync };
 enum class Order : unsigned char { Forward, Reverse, Shuffle };
 
 struct Fiber {
@@ -282,6 +299,14 @@ struct Fiber {
   const char *wait_file; /* the barrier a waiting fiber is at */
   int wait_line;
   int wait_site; /* unique per __syncthreads() in a translation unit */
+  /* at a warp-level operation: its kind, mask, lane argument and width, the value
+   * this lane gives, and (once the warp has met) the value it gets */
+  Shuffle shfl_kind;
+  unsigned shfl_mask;
+  int shfl_arg;
+  int shfl_width;
+  uint64_t shfl_give;
+  uint64_t shfl_get;
 };
 
 struct Runtime {
@@ -459,8 +484,64 @@ inline void start_fiber(Fiber *f) {
   die("barrier divergence");
 }
 
-/* Runs one block: in each round every unfinished fiber runs up to its next
- * __syncthreads() or to its end, in the configured order. */
+/* The lanes of warp w that exist in a block of n threads: a bit per lane. */
+inline unsigned lanes_of_warp(unsigned w, unsigned n) {
+  unsigned first = w * 32, count = n - first < 32 ? n - first : 32;
+  return count == 32 ? 0xffffffffu : (1u << count) - 1;
+}
+
+/* Lets the warps whose lanes all wait at one warp-level operation go on: each gets
+ * the value of the lane it names (its own where that lane is outside its segment
+ * of `width` lanes or not in the mask). True when some warp went on. */
+inline bool meet_warps(unsigned n) {
+  bool released = false;
+  for (unsigned w = 0; w * 32 < n; ++w) {
+    Fiber *lane = &rt.fibers[w * 32];
+    unsigned exist = lanes_of_warp(w, n), waiting = 0, mask = 0;
+    const Fiber *first = nullptr;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(exist >> l & 1u) || lane[l].state != State::WarpWaiting) continue;
+      if (!first) first = &lane[l], mask = lane[l].shfl_mask;
+      else if (lane[l].wait_site != first->wait_site || lane[l].shfl_mask != first->shfl_mask)
+        barrier_error("lanes of a warp wait at different warp-level operations", first, &lane[l]);
+      waiting |= 1u << l;
+    }
+    if (!first) continue;
+    mask &= exist;
+    if ((waiting & mask) != mask) {      /* a lane of the mask has not arrived yet */
+      for (unsigned l = 0; l < 32; ++l)
+        if ((mask >> l & 1u) && lane[l].state == State::Done)
+          barrier_error("a lane of the mask has returned before the warp-level operation", first, &lane[l]);
+      continue;
+    }
+    if (waiting & ~mask) {
+      unsigned l = (unsigned)__builtin_ctz(waiting & ~mask);
+      barrier_error("a lane outside the mask waits at a warp-level operation", first, &lane[l]);
+    }
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(mask >> l & 1u)) continue;
+      Fiber *f = &lane[l];
+      int width = f->shfl_width, base = (int)l & ~(width - 1), src = (int)l;
+      switch (f->shfl_kind) {
+        case Shuffle::Idx: src = base + (f->shfl_arg & (width - 1)); break;
+        case Shuffle::Up: src = (int)l - f->shfl_arg >= base ? (int)l - f->shfl_arg : (int)l; break;
+        case Shuffle::Down: src = (int)l + f->shfl_arg < base + width ? (int)l + f->shfl_arg : (int)l; break;
+        case Shuffle::Xor: src = ((int)l ^ f->shfl_arg) < base + width ? (int)l ^ f->shfl_arg : (int)l; break;
+        case Shuffle::Sync: break;
+      }
+      if (src < 0 || src > 31 || !(mask >> src & 1u)) src = (int)l;
+      f->shfl_get = lane[src].shfl_give;
+    }
+    for (unsigned l = 0; l < 32; ++l)
+      if (mask >> l & 1u) lane[l].state = State::Ready;
+    released = true;
+  }
+  return released;
+}
+
+/* Runs one block: in each round every ready fiber runs up to its next barrier,
+ * warp-level operation or end, in the configured order; warps whose lanes have
+ * met go on in the next round, and when none can, the block's barrier opens. */
 inline void run_block(unsigned n) {
   for (unsigned i = 0; i < n; ++i) {
     Fiber *f = &rt.fibers[i];
@@ -472,18 +553,21 @@ inline void run_block(unsigned n) {
     for (unsigned i = 0; i < n; ++i) {
       unsigned k = order ? order[i] : rt.order == Order::Reverse ? n - 1 - i : i;
       Fiber *f = &rt.fibers[k];
-      if (f->state == State::Done) continue;
-      f->state = State::Ready;
+      if (f->state != State::Ready) continue;
       threadIdx = f->tid;
       rt.current = f;
       to_fiber(f);
     }
     rt.current = nullptr;
+    if (meet_warps(n)) continue;
     const Fiber *waiting = nullptr, *done = nullptr;
     for (unsigned i = 0; i < n; ++i) {
       const Fiber *f = &rt.fibers[i];
       if (f->state == State::Done) {
         done = f;
+      } else if (f->state == State::WarpWaiting) {
+        barrier_error("a warp-level operation is not reached by every lane of its mask", f,
+                      waiting ? waiting : done ? done : f);
       } else if (!waiting) {
         waiting = f;
       } else if (f->wait_site != waiting->wait_site ||
@@ -493,6 +577,8 @@ inline void run_block(unsigned n) {
     }
     if (!waiting) return;
     if (done && rt.strict_barriers) barrier_error("barrier not reached by all threads", waiting, done);
+    for (unsigned i = 0; i < n; ++i)
+      if (rt.fibers[i].state == State::Waiting) rt.fibers[i].state = State::Ready;
   }
 }
 
@@ -541,12 +627,50 @@ inline void syncthreads(const char *file, int line, int site) {
   to_scheduler(f);
 }
 
+/* A lane at a warp-level operation: waits until the lanes of `mask` have met. */
+template <class T>
+T warp_exchange(Shuffle kind, unsigned mask, T value, int arg, int width, const char *file, int line,
+                int site) {
+  static_assert(sizeof(T) <= sizeof(uint64_t), "a shuffled value has at most 8 bytes");
+  Fiber *f = rt.current;
+  if (!f) die("a warp-level operation called outside a kernel");
+  if (width <= 0 || width > 32 || (width & (width - 1))) die("__shfl*_sync: width must be a power of two up to 32");
+  unsigned linear = (unsigned)(f - rt.fibers);
+  if (!(mask >> (linear % 32) & 1u)) die("__shfl*_sync: the calling lane is not in the mask");
+  f->shfl_kind = kind;
+  f->shfl_mask = mask;
+  f->shfl_arg = arg;
+  f->shfl_width = width;
+  f->shfl_give = 0;
+  memcpy(&f->shfl_give, &value, sizeof(T));
+  f->state = State::WarpWaiting;
+  f->wait_file = file;
+  f->wait_line = line;
+  f->wait_site = site;
+  to_scheduler(f);
+  T result;
+  memcpy(&result, &f->shfl_get, sizeof(T));
+  return result;
+}
+
 template <class F> void call_body(void *body) { (*static_cast<F *>(body))(); }
 
 }  // namespace ppcg_emu
 
 /* A macro, so that each barrier in the source is told apart from the others. */
 #define __syncthreads() ::ppcg_emu::syncthreads(__FILE__, __LINE__, __COUNTER__)
+
+/* Warp-level operations: macros too, for the same reason; `width` defaults to 32. */
+#define PPCG_EMU_SHFL(kind, mask, value, arg, ...)                                              \
+  ::ppcg_emu::warp_exchange(::ppcg_emu::Shuffle::kind, (mask), (value), (int)(arg),           \
+                            ppcg_emu_width(__VA_ARGS__ + 0), __FILE__, __LINE__, __COUNTER__)
+inline int ppcg_emu_width(int w) { return w ? w : 32; }
+#define __shfl_sync(mask, value, lane, ...) PPCG_EMU_SHFL(Idx, mask, value, lane, __VA_ARGS__)
+#define __shfl_up_sync(mask, value, delta, ...) PPCG_EMU_SHFL(Up, mask, value, delta, __VA_ARGS__)
+#define __shfl_down_sync(mask, value, delta, ...) PPCG_EMU_SHFL(Down, mask, value, delta, __VA_ARGS__)
+#define __shfl_xor_sync(mask, value, lanes, ...) PPCG_EMU_SHFL(Xor, mask, value, lanes, __VA_ARGS__)
+#define __syncwarp(...) ((void)PPCG_EMU_SHFL(Sync, ppcg_emu_mask(__VA_ARGS__ + 0u), 0, 0))
+inline unsigned ppcg_emu_mask(unsigned m) { return m ? m : 0xffffffffu; }
 
 /* What a rewritten `k<<<grid, block[, shared, stream]>>>(args)` calls. */
 template <class F>
