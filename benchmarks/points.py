@@ -31,6 +31,7 @@ from collections.abc import Mapping, Sequence
 import islpy as isl
 
 Constraint = tuple[tuple[int, ...], int]      # (a, c): a . x + c >= 0
+_MEMO_LIMIT = 200_000                           # counts of inner subproblems kept at once
 
 
 class Unbounded(Exception):
@@ -184,11 +185,16 @@ class _Plan:
         closed = min(2, m - keys)
         outer = m - closed
         point = [0] * m
+        # what the outer variables contribute to each constraint below level j: the count
+        # of the points below depends on the outer point only through these offsets, so
+        # equal offsets (a variable no inner constraint mentions) reuse one count
+        below = [[a for level in self.levels[j:] for a, _ in level] for j in range(m + 1)]
+        memo: dict[tuple, int] = {}
 
-        def key() -> tuple[int, ...]:
-            return tuple(point[p] if p >= 0 else None for p in self.key_pos)
-
-        def walk(j: int) -> None:
+        def count_below(j: int) -> int:
+            offsets = (j, *(sum(a[q] * point[q] for q in range(j) if a[q]) for a in below[j]))
+            if offsets in memo:
+                return memo[offsets]
             if j == outer:
                 if closed == 2:
                     count = self._sum2(point, outer)
@@ -197,8 +203,22 @@ class _Plan:
                     count = max(0, hi - lo + 1)
                 else:
                     count = 1
+            else:
+                lo, hi = self._range(point, j)
+                count = 0
+                for v in range(lo, hi + 1):
+                    point[j] = v
+                    count += count_below(j + 1)
+            if len(memo) > _MEMO_LIMIT:
+                memo.clear()
+            memo[offsets] = count
+            return count
+
+        def walk(j: int) -> None:
+            if j == keys:
+                count = count_below(j)
                 if count:
-                    result[key()] += count
+                    result[tuple(point[p] if p >= 0 else None for p in self.key_pos)] += count
                 return
             lo, hi = self._range(point, j)
             for v in range(lo, hi + 1):
