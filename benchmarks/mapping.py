@@ -7,7 +7,10 @@ at the dataset's parameter values. The counts are read from the generated files
 (what a user sees and nvcc compiles); the compiler's own results (kernels, memory
 groups) are compared with them, and any disagreement is listed under "notes".
 
-Usage: python benchmarks/mapping.py [--dataset LARGE] [--out FILE.md] [kernels...]
+Each kernel is compiled as the command line would compile it (ppcg-py's own option
+parser), with any `--ppcg-arg` options added.
+
+Usage: python benchmarks/mapping.py [--dataset LARGE] [--ppcg-arg=--sizes=ppcg ...] [--out FILE.md] [kernels...]
 """
 from __future__ import annotations
 
@@ -282,18 +285,44 @@ class LaunchSite:
     scopes: tuple[Loop | Guard, ...]
 
 
+@dataclass(frozen=True)
+class CopySite:
+    """One `cudaMemcpy` or `cudaMemcpy2D` of the host code, with what surrounds it."""
+
+    call: str                   # the call, as C text
+    scopes: tuple[Loop | Guard, ...]
+
+    @property
+    def to_device(self) -> bool:
+        return "cudaMemcpyHostToDevice" in self.call
+
+    def size(self, env: Mapping[str, int]) -> int:
+        """Bytes copied (a 2-D copy's width times its height), at `env`."""
+        call = _parsed(self.call)
+        args = call.args.exprs
+        if call.name.name == "cudaMemcpy2D":
+            return c_value(args[4], env) * c_value(args[5], env)
+        return c_value(args[2], env)
+
+    def reads(self) -> frozenset[str]:
+        return names_in(self.call)      # the pointers' names too: harmless (no loop has them)
+
+
 _FOR = re.compile(r"for \(int (\w+) = (.+?); \1 (<=|<|>=|>) (.+?); \1(\+\+|--| \+= \d+| -= \d+)\)")
 _IF = re.compile(r"if \((.*)\)\s*\{$")
 _DIM3 = re.compile(r"dim3 (\w+)\((.*)\);")
 _LAUNCH = re.compile(r"(\w+) <<<([^,]+), ([^>]+)>>>")
 _MALLOC = re.compile(r"(cudaMalloc\(.*\))\);")
+_COPY = re.compile(r"(cudaMemcpy(?:2D)?\(.*\))\);")
 
 
-def launch_sites(host: str) -> list[LaunchSite]:
-    """Every launch in the host file, in order, with its enclosing loops and guards."""
+def host_sites(host: str) -> tuple[list[LaunchSite], list[CopySite]]:
+    """Every launch and every copy between host and device in the host file, in
+    order, each with its enclosing loops and guards."""
     stack: list[Scope] = []
     dim3: dict[str, tuple[str, ...]] = {}
     sites: list[LaunchSite] = []
+    copies: list[CopySite] = []
     for line in host.splitlines():
         text = line.strip()
         if match := _DIM3.search(text):
@@ -302,8 +331,15 @@ def launch_sites(host: str) -> list[LaunchSite]:
             grid, block = (dim3.get(name.strip(), (name.strip(),)) for name in match.group(2, 3))
             sites.append(LaunchSite(match.group(1), grid, block,
                                     tuple(s for s in stack if s is not None)))
+        if match := _COPY.search(text):
+            copies.append(CopySite(match.group(1), tuple(s for s in stack if s is not None)))
         _follow_braces(text, stack)
-    return sites
+    return sites, copies
+
+
+def launch_sites(host: str) -> list[LaunchSite]:
+    """Every launch in the host file, in order, with its enclosing loops and guards."""
+    return host_sites(host)[0]
 
 
 def _follow_braces(text: str, stack: list[Scope]) -> None:
@@ -482,11 +518,22 @@ class KernelMapping:
         return sum(b.shared_arrays for b in self.bodies.values())
 
 
-def compile_kernel(kernel: Kernel, dataset: str) -> Compilation:
-    """Run every stage in this process, keeping what each learnt (the CLI keeps only the files)."""
+def compile_options(kernel: Kernel, dataset: str, ppcg_args: Sequence[str] = ()) -> Options:
+    """ppcg-py's options for `kernel` at `dataset`, with `ppcg_args` (command-line options
+    of ppcg-py, e.g. `--tile-size=16`) read by ppcg-py's own parser."""
+    from ppcg_py.cli import build_parser, options_from
+
     flags = compile_flags(kernel, dataset)
-    options = Options(include_dirs=tuple(f[2:] for f in flags if f.startswith("-I")),
-                      defines=tuple(f[2:] for f in flags if f.startswith("-D")))
+    args = build_parser().parse_args([*flags, *ppcg_args, str(source_path(kernel))])
+    if getattr(args, "sizes_file", None) is not None:
+        from ppcg_py.schedule.sizes import read_sizes_file
+        args.sizes = read_sizes_file(args.sizes_file)
+    return options_from(args)
+
+
+def compile_kernel(kernel: Kernel, dataset: str, ppcg_args: Sequence[str] = ()) -> Compilation:
+    """Run every stage in this process, keeping what each learnt (the CLI keeps only the files)."""
+    options = compile_options(kernel, dataset, ppcg_args)
     ctx = new_context(serialize_sccs=options.serialize_sccs, whole_component=options.whole_component,
                       outer_coincidence=options.outer_coincidence, max_coefficient=options.max_coefficient,
                       feautrier=options.feautrier)
@@ -497,21 +544,27 @@ def compile_kernel(kernel: Kernel, dataset: str) -> Compilation:
     return compilation
 
 
-def map_kernel(kernel: Kernel, dataset: str = "LARGE") -> KernelMapping:
-    """Compile `kernel` at `dataset` and measure its mapping from the generated files."""
-    compilation = compile_kernel(kernel, dataset)
+def dataset_parameters(compilation: Compilation, kernel: Kernel, dataset: str) -> dict[str, int]:
+    """The values of every SCoP parameter in the run that the benchmark's main makes."""
     env: dict[str, int] = {}
     for scop in compilation.program.scops:
         env.update(parameter_values(source_path(kernel), compile_flags(kernel, dataset), scop.function,
                                     scop.parameters))
+    return env
+
+
+def map_kernel(kernel: Kernel, dataset: str = "LARGE", ppcg_args: Sequence[str] = ()) -> KernelMapping:
+    """Compile `kernel` at `dataset` and measure its mapping from the generated files."""
+    compilation = compile_kernel(kernel, dataset, ppcg_args)
+    env = dataset_parameters(compilation, kernel, dataset)
     files = compilation.files
-    launches = tuple(_evaluate_launch(site, env) for site in launch_sites(files.host))
+    launches = tuple(evaluate_launch(site, env) for site in launch_sites(files.host))
     bodies = kernel_bodies(files.kernel)
     notes = _missing_parameters(compilation, env) + _disagreements(compilation, launches, bodies)
     return KernelMapping(kernel.name, launches, bodies, allocated_bytes(files.host, env), env, notes)
 
 
-def _evaluate_launch(site: LaunchSite, env: Mapping[str, int]) -> Launch:
+def evaluate_launch(site: LaunchSite, env: Mapping[str, int]) -> Launch:
     """The launch's sizes at `env`; a grid that moves with the host loops as its range
     over every iteration (or over the loops' first and last values, when too many)."""
     block = tuple(c_value(b, env) for b in site.block)
@@ -663,13 +716,15 @@ def main() -> int:
     parser.add_argument("kernels", nargs="*")
     parser.add_argument("--dataset", default="LARGE")
     parser.add_argument("--out", default=None, help="write the Markdown report here (default: stdout)")
+    parser.add_argument("--ppcg-arg", action="append", default=[], metavar="ARG",
+                        help="an option for ppcg-py (repeatable): --ppcg-arg=--sizes=ppcg")
     args = parser.parse_args()
     results, failures = [], []
     for kernel in KERNELS:
         if args.kernels and kernel.name not in args.kernels:
             continue
         try:
-            results.append(map_kernel(kernel, args.dataset))
+            results.append(map_kernel(kernel, args.dataset, args.ppcg_arg))
         except Exception as exc:  # noqa: BLE001 - one kernel's failure is a row of the report
             failures.append(f"{kernel.name}: {type(exc).__name__}: {exc}")
     text = report(results, args.dataset, failures, f"python benchmarks/mapping.py {' '.join(sys.argv[1:])}".strip())

@@ -19,7 +19,7 @@ from polybench.kernels import KERNELS, by_name  # noqa: E402
 
 def test_gemm_is_one_tiled_kernel_with_its_three_arrays_on_the_device():
     sizes = by_name("gemm").sizes_of("MINI")
-    m = mapping.map_kernel(by_name("gemm"), "MINI")
+    m = mapping.map_kernel(by_name("gemm"), "MINI", ("--sizes", "ppcg"))     # PPCG's 32x32 tiles
     assert m.parameters == {"ni": sizes["NI"], "nj": sizes["NJ"], "nk": sizes["NK"]}
     assert len(m.launches) == 1 and m.single_thread == 0 and m.shared_arrays == 1
     assert m.device_bytes == (sizes["NI"] * sizes["NJ"] + sizes["NI"] * sizes["NK"] + sizes["NK"] * sizes["NJ"]) * 8
@@ -73,10 +73,10 @@ def test_launches_know_their_loops_and_guards():
     """
     first, second = mapping.launch_sites(host)
     env = {"n": 100}
-    assert [mapping._evaluate_launch(s, env).runs for s in (first, second)] == [90, 9]
-    launch = mapping._evaluate_launch(first, env)
+    assert [mapping.evaluate_launch(s, env).runs for s in (first, second)] == [90, 9]
+    launch = mapping.evaluate_launch(first, env)
     assert launch.block == (32,) and launch.grid == ((1, 4),) and not launch.single_thread
-    assert mapping._evaluate_launch(second, env).single_thread
+    assert mapping.evaluate_launch(second, env).single_thread
 
 
 def test_kernel_bodies_count_shared_and_private_arrays_and_loops():
