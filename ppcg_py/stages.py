@@ -169,6 +169,9 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
                 if run.options.target == "c" else \
                 schedule_scop(scop, run.options, first_kernel=sum(len(s.kernels) for s in scheduled),
                               diagnostics=run.diagnostics)
+        if run.options.verbose:
+            for line in result.notes:
+                print(f"ppcg-py: {line}", file=sys.stderr)
         _legacy_dump(run.options, "schedule", lambda: str(result.schedule.get_root()))
         _legacy_dump(run.options, "final-schedule", lambda: str(result.final_schedule.get_root()))
         scheduled.append(result)
