@@ -80,6 +80,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "with `omp for` inside)")
     p.add_argument("--tile", action="store_true",
                    help="C target: tile the permutable bands (-S, --tile-sizes, --sizes)")
+    p.add_argument("--reductions", action="store_true",
+                   help="C target: let floating-point sums and products (s += e, s *= e) be reassociated, "
+                        "as gcc's -fassociative-math: their loops may run in parallel (OpenMP `reduction`) "
+                        "and the rounding of the result may change. Integer reductions and min/max are "
+                        "exact and always reassociated; -v lists the reduction loops found")
     p.add_argument("--opencl-embed-kernel-code", action="store_true",
                    help="opencl: the kernel source as a string in the host file, not read from NAME_kernel.cl")
     p.add_argument("--opencl-include-file", action="append", default=[], metavar="FILE",
@@ -202,7 +207,7 @@ def options_from(args: argparse.Namespace) -> Options:
         dumps=frozenset(d for d in ("scop", "schedule", "final-schedule", "sizes")
                         if getattr(args, "dump_" + d.replace("-", "_"))),
         dump_after=tuple(args.dump_after),
-        verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile,
+        verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile, reductions=args.reductions,
         opencl_embed_kernel_code=args.opencl_embed_kernel_code,
         opencl_include_files=tuple(args.opencl_include_file),
         opencl_compiler_options=args.opencl_compiler_options, opencl_use_gpu=not args.opencl_no_use_gpu)

@@ -42,6 +42,9 @@ class Options:
     target: str = "cuda"                      # --target: "cuda", "c" (NAME.ppcg.c) or "opencl"
     openmp: bool = False                      # --openmp (C target): `omp parallel for` on parallel loops
     tile: bool = False                        # --tile (C target): tile the permutable bands
+    # --reductions: floating-point sums and products may be reassociated (exact reductions
+    # always are); the C target runs their loops in parallel with OpenMP's `reduction`
+    reductions: bool = False
     # --target=opencl (PPCG's names): the kernel source as a string in the host file,
     # files the kernel source includes, options for clBuildProgram, a GPU first
     opencl_embed_kernel_code: bool = False

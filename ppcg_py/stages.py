@@ -142,12 +142,17 @@ def describe_scop(scop: Scop) -> str:
              f"parameters: {', '.join(scop.parameters) or '-'}", f"context: {scop.context}"]
     for arr in scop.arrays:
         lines.append(f"array {arr.element_type} {arr.name}" + "".join(f"[{e}]" for e in arr.extents))
+    reductions = {r.statement: r for r in scop.reductions}
     for stmt in scop.statements:
         label = f", label {stmt.label}" if stmt.label else ""
         lines.append(f"{stmt.name} (line {stmt.line}{label}): {stmt.domain}")
         for acc in stmt.accesses:
             kind = "read+write" if acc.is_read and acc.is_write else ("write" if acc.is_write else "read")
             lines.append(f"  {kind}: {acc.tagged_index()}")
+        if stmt.name in reductions:
+            r = reductions[stmt.name]
+            lines.append(f"  reduction '{r.written}' on {r.array} "
+                         + ("(exact)" if r.exact else "(reassociation changes its rounding: --reductions)"))
     return "\n".join(lines)
 
 
@@ -164,6 +169,9 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
                 if run.options.target == "c" else \
                 schedule_scop(scop, run.options, first_kernel=sum(len(s.kernels) for s in scheduled),
                               diagnostics=run.diagnostics)
+        if run.options.verbose:
+            for line in result.notes:
+                print(f"ppcg-py: {line}", file=sys.stderr)
         _legacy_dump(run.options, "schedule", lambda: str(result.schedule.get_root()))
         _legacy_dump(run.options, "final-schedule", lambda: str(result.final_schedule.get_root()))
         scheduled.append(result)

@@ -5,7 +5,8 @@ Every reference is the program's own variable (`A[c0][c1]`, `s`); a variable
 declared inside the SCoP is declared at the top of its code. Under `--openmp`
 each `omp_parallelN` mark of the schedule (schedule/cpu.py) puts
 `#pragma omp parallel for` on the loop below it, with the scalars that loop
-keeps per thread in a `private` clause; the loop iterators are declared in the
+keeps per thread in a `private` clause and the reductions it combines in `reduction`
+clauses (`reduction(+:s)`, `reduction(min:A[0:n][0:m])`); the loop iterators are declared in the
 loops, so each thread has its own. A serial loop around such loops (a time loop)
 becomes one `#pragma omp parallel` region instead, its parallel loops `omp for`
 (`omp_region.py`), so that a team is not started at each of its iterations.
@@ -17,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import islpy as isl
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from ..schedule import ScheduledScop
 from .ast import ScopAst, StatementCall, Subscript, ast_from_tree, source_indices, with_atomic_fallback
@@ -144,6 +145,7 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
         # 2612:797: `sum = 1;` then a loop whose first iteration reads it); each
         # thread's copy then starts from that value
         clause = f" firstprivate({', '.join(sorted(loop.private))})" if loop.private else ""
+        clause += reduction_clauses(loop.reductions, scop, extents)
         parallel_pragmas.append(c_ast.Pragma(f"omp parallel for{clause}"))
         return _with_pragma(body, parallel_pragmas[-1], iterators[loop.depth])
 
@@ -160,6 +162,20 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
         return [head, f"{indent}{{", *local, *(line[2:] if line else line for line in code), *freeing, f"{indent}}}"]
     return [head, f"{indent}{{", *local, f"{indent}  if ({guard}) {{", *code, f"{indent}  }}", *freeing,
             f"{indent}}}"]
+
+
+def reduction_clauses(reductions: Sequence[tuple[str, str]], scop, extents: dict[str, list[c_ast.Node]]) -> str:
+    """OpenMP's `reduction` clauses for (operator, array) pairs, one per operator: a
+    scalar by its name, an array as the section of its whole extent (`A[0:n][0:m]`)."""
+    by_op: dict[str, list[str]] = {}
+    for op, name in reductions:
+        arr = scop.array(name)
+        item = name if arr.is_scalar else name + "".join(f"[0:{_GENERATOR.visit(e)}]" for e in extents[name])
+        by_op.setdefault(op, []).append(item)
+    return "".join(f" reduction({op}:{', '.join(items)})" for op, items in by_op.items())
+
+
+_GENERATOR = c_generator.CGenerator()
 
 
 def _with_pragma(statements: list[c_ast.Node], pragma: c_ast.Pragma, iterator: str) -> list[c_ast.Node]:

@@ -11,7 +11,7 @@ import copy
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 from pycparser import c_ast, c_generator
@@ -31,6 +31,7 @@ from .liveness import Liveness
 from .local_arrays import expanded, expansion
 from .model import Access, Array, Kill, Reference, Scop, Statement
 from .normalize import Declaration, StatementLabel, normalize
+from .reductions import find_reductions
 from .regions import Region
 from .structs import FieldArrays, StructTable, expand
 from .summaries import DEF, USE, build_summary_node, is_summary_node
@@ -310,7 +311,7 @@ class ScopBuilder:
         if self._calls_have_state:
             arrays += (Array(CALL_STATE, "int", (), (), is_scalar=True, local=True, live_after=False, hidden=True),)
         struct_variables, struct_types = self.fields.struct_variables(arrays)
-        return Scop(
+        scop = Scop(
             ctx=self.ctx, file=self.path, function=self.region.function,
             start_line=self.region.start.coord.line, end_line=self.region.end.coord.line,
             parameters=self.params, parameter_types=tuple(self.types[p].base for p in self.params),
@@ -322,6 +323,7 @@ class ScopBuilder:
             kills=tuple(self.kills), schedule_with_kills=with_kills if self.kills else None,
             external_calls=self._first_calls(),
         )
+        return replace(scop, reductions=find_reductions(scop))
 
     def _first_calls(self) -> tuple[tuple[str, int, int, bool], ...]:
         first: dict[str, tuple[str, int, int, bool]] = {}

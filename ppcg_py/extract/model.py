@@ -182,6 +182,8 @@ class Scop:
     # the functions the file only declares that statements call: (name, line, column
     # of the first call, whether declared pure), extract/external.py
     external_calls: tuple[tuple[str, int, int, bool], ...] = ()
+    # the statements that fold values into one location (extract/reductions.py)
+    reductions: tuple[Any, ...] = ()
 
     def member(self, name: str) -> Member | None:
         """Where field array `name` lives (None for any other array)."""

@@ -20,6 +20,7 @@ from .kernels import Kernel, KernelMapper
 from .parallel import mark_coincident, respects
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .private import changed_values, privatize
+from .reductions import LoopFinder, note, reduction_groups, reduction_loops, relax
 from .device_sizes import DeviceSizing, in_bounds_instances
 from .sizes import KernelSizes, parse_sizes
 
@@ -41,6 +42,7 @@ class ScheduledScop:
     parallel: tuple = ()            # the C target's OpenMP loops (cpu.py: ParallelLoop), in tree order
     vector_loops: tuple = ()        # the C target's innermost loops for the vectoriser (`omp_simdN` marks)
     tiles: tuple[tuple[int, ...], ...] = ()   # the C target's tile sizes, per band tiled (`kernel[i]`)
+    notes: tuple[str, ...] = ()     # -v: the reduction loops found and what became of them (reductions.py)
 
     @property
     def host_scalars(self) -> frozenset[str]:
@@ -62,15 +64,18 @@ def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSiz
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
-                     fixed: frozenset[str] = frozenset()) -> isl.Schedule:
+                     fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None) -> isl.Schedule:
     """isl's schedule; the original loop order when asked, or when isl takes too long.
 
     With live-range reordering, the order dependences of the variables not in
     `fixed` are conditional validity constraints (conditioned on the live ranges).
     PPCG makes those of arrays conditional too, but then isl's scheduler has been
     seen to break a live range (fuzz ci:23); arrays gain little from it, as their
-    live ranges could only be reordered along loops that one thread runs."""
-    coincidence = deps.coincidence(fixed)
+    live ranges could only be reordered along loops that one thread runs.
+
+    `serial`: more dependences for the coincidence constraints alone (chains of
+    reductions whose order may change but which no parallel loop may split)."""
+    coincidence = deps.coincidence(fixed) if serial is None else deps.coincidence(fixed).union(serial)
     if not options.reschedule or not deps.value_based:   # a SCoP too costly for isl's dataflow
         return mark_coincident(scop.schedule, coincidence)   # is too costly for its scheduler
     constraints = (isl.ScheduleConstraints.on_domain(scop.domain).set_context(scop.context)
@@ -95,7 +100,7 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
         return mark_coincident(scop.schedule, coincidence)
     if deps.reordering and not respects(schedule, deps.validity(fixed)):
         # a safety net under isl's conditional validity (see above): every order dependence kept
-        return compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays))
+        return compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays), serial)
     return schedule
 
 
@@ -149,7 +154,23 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
             break
         fixed |= unsafe
     kernels = [replace(k, private=p.private) for k, p in zip(kernels, found)]
-    return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends)
+    notes = gpu_reduction_notes(scop, deps, schedule, fixed) if options.verbose and scop.reductions else ()
+    return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends, notes=notes)
+
+
+def gpu_reduction_notes(scop: Scop, deps: Dependences, schedule: isl.Schedule,
+                        fixed: frozenset[str]) -> tuple[str, ...]:
+    """-v for the GPU targets: a line per loop of isl's schedule that would run in
+    parallel as a reduction (schedule/reductions.py); the schedule relaxes none yet."""
+    relaxation = relax(scop, deps, reduction_groups(scop.reductions))
+    if relaxation is None:
+        return ()
+    lines = []
+    for found in reduction_loops(schedule, LoopFinder.of(relaxation, fixed), scop):
+        names = dict(found.names)
+        lines += [note(r, names[r.statement], "found; GPU targets do not yet run reductions in parallel")
+                  for group in found.groups for r in group.reductions]
+    return tuple(dict.fromkeys(lines))
 
 
 def device_sizing(scop: Scop, options: Options) -> DeviceSizing | None:

@@ -17,6 +17,13 @@ not already inside a parallel loop becomes a band of its own under a mark
 inside the parallel region the printer makes of a serial loop around it:
 codegen/omp_region.py).
 
+Reductions whose order may change (exact ones, floating-point ones with
+`--reductions`: reductions.py) are relaxed: isl schedules without the dependences
+between their updates, the bands' coincident flags are then those of the full
+dependences, and a member before a band's first coincident one that only
+reductions keep serial may be the parallel loop, with OpenMP's `reduction` clause
+(`ParallelLoop.reductions`), where each thread can hold a copy of the location.
+
 A scalar whose live ranges the schedule reordered may be written in several
 iterations of such a loop (symm's `temp2`); each thread then needs its copy.
 Privatization is CUDA's (`private.py`), with one thread per iteration of the
@@ -32,10 +39,13 @@ import islpy as isl
 
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
-from ..isl_context import band_tiled
+from ..isl_context import band_tiled, statement_names
 from ..options import Options
 from . import ScheduledScop, compute_schedule, scheduling_start
 from .distribute import distributed
+from .parallel import strict_coincidence
+from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
+                         reduction_loops, relax, serial_chains)
 from .private import changed_values, privatize
 from .cache_sizes import cache_tile_sizes
 from .point_order import access_steps, permuted, point_order
@@ -58,6 +68,9 @@ class ParallelLoop:
     private: frozenset[str] = frozenset()   # scalars with a copy per thread
     thread_ids: tuple[str, ...] = ("omp",)  # one thread per iteration (private.Threads)
     mark: str = MARK                # or SIMD_MARK: an innermost point loop for the vectoriser
+    # the reductions it runs in parallel, (operator, array): a copy of each array per
+    # thread, combined at the loop's end (OpenMP's `reduction` clause; reductions.py)
+    reductions: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
@@ -74,6 +87,32 @@ class _Walk:
     tiles: list[tuple[int, ...]] = field(default_factory=list)    # the sizes of each band tiled
     vector_loops: list[ParallelLoop] = field(default_factory=list)
     loops: list[ParallelLoop] = field(default_factory=list)
+    reductions: LoopFinder | None = None    # the reduction loops, with reductions relaxed
+    # why a reduction loop stayed serial, per (operator, array)
+    refusals: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def parallel_member(self, band: isl.ScheduleNode) -> tuple[int, tuple[ReductionGroup, ...]] | None:
+        """The outermost member of `band` that may run in parallel, and the reductions it
+        then runs in parallel: a coincident member, or, before it, a reduction loop whose
+        locations a copy per thread can hold (none where the band has neither)."""
+        first = _first_coincident(band)
+        if self.reductions is not None:
+            for k in range(band.band_n_member() if first is None else first):
+                carried = self.reductions.carried(band, k)
+                if carried and self._copies_allowed(band, carried):
+                    return k, carried
+        return None if first is None else (first, ())
+
+    def _copies_allowed(self, band: isl.ScheduleNode, groups: tuple[ReductionGroup, ...]) -> bool:
+        """Whether the loop may keep a copy of each group's location per thread; where
+        not, the reason is kept for -v."""
+        inside = statement_names(band.get_domain())
+        for group in groups:
+            why = _copy_refusal(self.scop, group, inside)
+            if why is not None:
+                self.refusals[(group.op, group.array)] = why
+                return False
+        return True
 
 
 def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | None = None,
@@ -81,23 +120,90 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
     """Dependences, isl's schedule, tiling, the parallel loops and their private scalars;
     `first_tiled` is the number of the SCoP's first tiled band (the bands of the SCoPs before)."""
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
-    deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
+    full, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
+    # the reductions whose order may change: their chains leave the constraints
+    relaxation = relax(scop, full, enabled_groups(scop, options.reductions))
+    deps = full if relaxation is None else relaxation.relaxed
+    folded = {} if relaxation is None else _folded_scalars(scop, relaxation.groups)
+    # a reduction whose array is too large for a copy per thread may be reordered, but
+    # its loops stay serial: isl's scheduler then looks for parallelism elsewhere
+    refused = {} if relaxation is None else {(g.op, g.array): why for g in relaxation.groups
+                                               if (why := copy_refusal(scop, g)) is not None}
+    serial = None if not refused else serial_chains(relaxation, [g for g in relaxation.groups
+                                                                 if (g.op, g.array) in refused])
     while True:
-        schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
-        walk = _Walk(options, sizes, scop, deps.all, first=first_tiled)
+        schedule = compute_schedule(scop, deps, options, diagnostics, fixed, serial)
+        finder = None
+        if relaxation is not None:     # isl's flags say parallel under the relaxed constraints
+            schedule = strict_coincidence(schedule, full.coincidence(fixed))
+            finder = LoopFinder.of(relaxation, fixed, serial)
+        walk = _Walk(options, sizes, scop, deps.all, first=first_tiled, reductions=finder, refusals=dict(refused))
         root = schedule.get_root()
         root = _tile_all(root, walk) if options.tile else root
         final = (_mark_parallel(root, walk, inside=False) if options.openmp else root).get_schedule()
-        found = [privatize(scop, deps, loop, reorderable - fixed) for loop in walk.loops]
+        found = [privatize(scop, deps, loop, reorderable - fixed, skip=frozenset(a for _, a in loop.reductions))
+                 for loop in walk.loops]
         unsafe = frozenset().union(*(p.unsafe for p in found))
         if not unsafe and deps.reordering:
-            unsafe = changed_values(scop, deps, final, walk.loops, [p.private for p in found], reorderable - fixed)
+            unsafe = changed_values(scop, deps, final, walk.loops, [p.private for p in found], reorderable - fixed,
+                                    folded)
         if not unsafe:
             break
         fixed |= unsafe
     loops = tuple(replace(loop, private=p.private) for loop, p in zip(walk.loops, found))
-    return ScheduledScop(scop, deps, schedule, final, (), names, parallel=loops,
-                         vector_loops=tuple(walk.vector_loops), tiles=tuple(walk.tiles))
+    notes = _reduction_notes(scop, full, relaxation, schedule, fixed, loops, walk.refusals, options) \
+        if options.verbose and scop.reductions else ()
+    return ScheduledScop(scop, full, schedule, final, (), names, parallel=loops,
+                         vector_loops=tuple(walk.vector_loops), tiles=tuple(walk.tiles), notes=notes)
+
+
+def _folded_scalars(scop: Scop, groups: tuple[ReductionGroup, ...]) -> dict[str, frozenset[str]]:
+    """The scalars of reductions whose order may change, with the statements that fold them."""
+    result: dict[str, frozenset[str]] = {}
+    for group in groups:
+        if scop.array(group.array).is_scalar:
+            result[group.array] = result.get(group.array, frozenset()) | group.statements
+    return result
+
+
+def _copy_refusal(scop: Scop, group: ReductionGroup, inside: frozenset[str]) -> str | None:
+    """Why a loop over the statements `inside` cannot keep a copy of `group`'s location
+    per thread (None: it can): the copy would hide another statement's accesses."""
+    for stmt in scop.statements:
+        if stmt.name in inside and stmt.name not in group.statements and any(
+                acc.array == group.array for acc in stmt.accesses):
+            return f"{stmt.name} (line {stmt.line}) also accesses {group.array} in the loop"
+    return None
+
+
+def _reduction_notes(scop: Scop, full, relaxation: Relaxation | None, schedule: isl.Schedule,
+                     fixed: frozenset[str], loops: tuple[ParallelLoop, ...],
+                     refusals: dict[tuple[str, str], str], options: Options) -> tuple[str, ...]:
+    """-v: a line per reduction loop of isl's schedule, and what became of it."""
+    every = reduction_groups(scop.reductions)
+    everything = relax(scop, full, every)
+    if everything is None:
+        return ()
+    enabled = {(g.op, g.array) for g in (relaxation.groups if relaxation is not None else ())}
+    lines = []
+    for found in reduction_loops(schedule, LoopFinder.of(everything, fixed), scop):
+        names = dict(found.names)
+        for group in found.groups:
+            key = (group.op, group.array)
+            if key not in enabled:
+                status = "parallel with --reductions"
+            elif any(key in loop.reductions for loop in loops):
+                status = "parallel"
+            elif key in refusals:
+                status = f"serial: {refusals[key]}"
+            elif not options.openmp:
+                status = "serial (no --openmp)"
+            else:
+                status = "serial (it runs inside a parallel loop)" if any(
+                    r.statement in statement_names(loop.domain) for loop in loops for r in group.reductions) \
+                    else "serial"
+            lines += [note(r, names[r.statement], status) for r in group.reductions]
+    return tuple(dict.fromkeys(lines))
 
 
 def _tile_all(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
@@ -116,13 +222,14 @@ def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.Sch
     (OpenMP loops do not nest here); returns the node at its position."""
     down = 0
     if node.get_type() == NT.band and not inside:
-        first = _first_coincident(node)
-        if first is not None:
+        chosen = walk.parallel_member(node)
+        if chosen is not None:
+            first, groups = chosen
             if first > 0:
                 node, down = node.band_split(first).child(0), down + 1
             if node.band_n_member() > 1:
                 node = node.band_split(1)
-            node, down = _marked(node, walk), down + 1
+            node, down = _marked(node, walk, tuple((g.op, g.array) for g in groups)), down + 1
             inside = True
     for k in range(node.n_children()):
         node = _mark_parallel(node.child(k), walk, inside).parent()
@@ -141,7 +248,8 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     steps = access_steps(band, walk.scop)
     order = point_order(band, walk.scop, steps)
     if walk.options.cache_tiles:
-        parallel = _first_coincident(band) if walk.options.openmp else None   # as _mark_parallel picks
+        chosen = walk.parallel_member(band) if walk.options.openmp else None   # as _mark_parallel picks
+        parallel = None if chosen is None else chosen[0]
         tile = cache_tile_sizes(steps, order.order, walk.scop, parallel=parallel)
     else:
         tile = kernel_sizes(walk.options, walk.sizes, walk.first + len(walk.tiles), n, 0, 0).tile
@@ -160,9 +268,9 @@ def _first_coincident(band: isl.ScheduleNode) -> int | None:
     return next((k for k in range(band.band_n_member()) if band.band_member_get_coincident(k)), None)
 
 
-def _marked(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
+def _marked(band: isl.ScheduleNode, walk: _Walk, reductions: tuple[tuple[str, str], ...] = ()) -> isl.ScheduleNode:
     """A one-member band under a new `omp_parallelN` mark; returns the band."""
-    loop = _loop_at(band, len(walk.loops))
+    loop = replace(_loop_at(band, len(walk.loops)), reductions=reductions)
     walk.loops.append(loop)
     return band.insert_mark(isl.Id(loop.name, context=band.get_ctx())).child(0)
 

@@ -18,7 +18,14 @@ def mark_coincident(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl.Sc
     return _visit(schedule.get_root(), dependences).get_schedule()
 
 
-def _visit(node: isl.ScheduleNode, deps: isl.UnionMap) -> isl.ScheduleNode:
+def strict_coincidence(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl.Schedule:
+    """`schedule` with each member's coincident flag kept only where `dependences` have
+    zero distance along it: a schedule computed under fewer constraints (reductions
+    relaxed, schedule/reductions.py) with its flags for the full ones."""
+    return _visit(schedule.get_root(), dependences, strict=True).get_schedule()
+
+
+def _visit(node: isl.ScheduleNode, deps: isl.UnionMap, strict: bool = False) -> isl.ScheduleNode:
     """Mark the bands below `node`; `deps` holds the dependences not carried above it.
 
     Each level narrows them (a filter to its statements, a band to equal values of
@@ -30,17 +37,20 @@ def _visit(node: isl.ScheduleNode, deps: isl.UnionMap) -> isl.ScheduleNode:
         statements = node.filter_get_filter().universe()
         deps = deps.intersect_domain(statements).intersect_range(statements)
     elif node.get_type() == NT.band:
-        node, deps = _mark_band(node, deps)
+        node, deps = _mark_band(node, deps, strict)
     for k in range(node.n_children()):
-        node = _visit(node.child(k), deps).parent()
+        node = _visit(node.child(k), deps, strict).parent()
     return node
 
 
-def _mark_band(node: isl.ScheduleNode, local: isl.UnionMap) -> tuple[isl.ScheduleNode, isl.UnionMap]:
+def _mark_band(node: isl.ScheduleNode, local: isl.UnionMap,
+               strict: bool = False) -> tuple[isl.ScheduleNode, isl.UnionMap]:
+    """The band with its members marked; `strict`: a member keeps its flag only where it
+    has one already (and zero distance), else none is tested."""
     partial = node.band_get_partial_schedule()
     for k in range(node.band_n_member()):
         member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
-        zero = _zero_distance(local, member)
+        zero = (not strict or node.band_member_get_coincident(k)) and _zero_distance(local, member)
         node = node.band_member_set_coincident(k, int(zero))
         if not zero:
             local = local.intersect(member.apply_range(member.reverse()))  # carried from here on: others see equal values

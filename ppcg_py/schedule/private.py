@@ -16,6 +16,7 @@ the scalar is *unsafe*: scheduling starts again with its order dependences kept
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -43,13 +44,16 @@ class Privatization:
     unsafe: frozenset[str]      # scalars whose reordered live ranges would be shared
 
 
-def privatize(scop: Scop, deps: Dependences, kernel: Threads, reorderable: frozenset[str]) -> Privatization:
+def privatize(scop: Scop, deps: Dependences, kernel: Threads, reorderable: frozenset[str],
+              skip: frozenset[str] = frozenset()) -> Privatization:
+    """The scalars `kernel` keeps per thread, and those it would share unsafely; `skip`:
+    scalars it handles otherwise (the reductions an OpenMP loop combines)."""
     if not kernel.thread_ids or not deps.reordering:
         return Privatization(frozenset(), frozenset())
     private, unsafe = set(), set()
     writes = scop.access_union(reads=False).intersect_domain(kernel.domain)
     for array in scop.arrays:
-        if not array.is_scalar or of_named(writes, {array.name}).is_empty():
+        if not array.is_scalar or array.name in skip or of_named(writes, {array.name}).is_empty():
             continue
         if _values_stay_inside(scop, deps, kernel, array.name):
             private.add(array.name)
@@ -101,16 +105,25 @@ def _first_members(schedule: isl.UnionMap, n: int) -> isl.UnionMap:
 
 
 def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernels: list[Threads],
-                   privates: list[frozenset[str]], reorderable: frozenset[str]) -> frozenset[str]:
+                   privates: list[frozenset[str]], reorderable: frozenset[str],
+                   folded: Mapping[str, frozenset[str]] | None = None) -> frozenset[str]:
     """The reorderable scalars some read of which would see another write than in
     the original program: the dataflow again, in the new order, with one variable
     per thread (and launch) where the scalar is private.
 
     isl's conditional validity can let a write nobody reads land inside another
     live range when a sequence splits the two apart (fuzz 13:42: a local's
-    initialiser moved after the loop that overwrites it, before the read)."""
+    initialiser moved after the loop that overwrites it, before the read).
+
+    `folded`: scalars that reductions update, with the reduction statements, whose
+    chains may run in any order (schedule/reductions.py); for those, each read must
+    see the same writes of the other statements, the reductions' between them."""
     changed = set()
     for name in sorted(reorderable):
+        if folded and name in folded:
+            if _segments_changed(scop, name, folded[name], schedule, kernels, privates):
+                changed.add(name)
+            continue
         old = deps.of_arrays(deps.tagged_flow, [name])
         writes = _storage(scop, name, kernels, privates, reads=False)
         if writes.is_empty():
@@ -146,3 +159,45 @@ def _storage(scop: Scop, name: str, kernels: list[Threads], privates: list[froze
         if copies is not None:
             result = result.union(copies.intersect_domain(inside.domain()))
     return result
+
+
+def _segments_changed(scop: Scop, name: str, folding: frozenset[str], schedule: isl.Schedule,
+                      kernels: list[Threads], privates: list[frozenset[str]]) -> bool:
+    """Whether, in the new order, a read of `name` sees other writes of the statements
+    that are not `folding` than in the original order: the last such write before it,
+    and, for a read of another statement, the `folding` writes since that one."""
+    def parts(accesses: isl.UnionMap) -> tuple[isl.UnionMap, isl.UnionMap]:
+        mine = isl.UnionMap.empty(accesses.get_space())
+        others = isl.UnionMap.empty(accesses.get_space())
+        for m in maps_of(accesses):
+            if m.get_tuple_name(isl.dim_type.in_) in folding:
+                mine = mine.union(isl.UnionMap.from_map(m))
+            else:
+                others = others.union(isl.UnionMap.from_map(m))
+        return mine, others
+
+    kills = of_named(kill_accesses(scop, tagged=False), {name})
+
+    def flows(reads: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, order: isl.UnionMap) -> isl.UnionMap:
+        group_reads, other_reads = parts(reads)
+        group_writes, other_must = parts(must)
+        _, other_may = parts(may)
+        sources = other_must.union(other_may).union(group_writes).domain()
+        result = isl.UnionMap.empty(reads.get_space())
+        for sink, may_sources in ((other_reads, other_may.union(group_writes)), (group_reads, other_may)):
+            if sink.is_empty():
+                continue
+            result = result.union((isl.UnionAccessInfo.from_sink(sink).set_must_source(other_must.union(kills))
+                                   .set_may_source(may_sources).set_schedule_map(order).compute_flow())
+                                  .get_may_dependence().intersect_domain(sources))
+        return result
+
+    def storage(**kwargs) -> isl.UnionMap:
+        return _storage(scop, name, kernels, privates, **kwargs)
+
+    new = flows(storage(reads=True), storage(reads=False, must=True), storage(reads=False, must=False),
+                schedule_map(schedule))
+    old = flows(of_named(scop.access_union(reads=True), {name}),
+                of_named(scop.access_union(reads=False, must=True), {name}),
+                of_named(scop.access_union(reads=False, must=False), {name}), schedule_map(scop.dataflow_schedule))
+    return not new.is_equal(old)
