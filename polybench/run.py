@@ -68,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
         "--kernels",
         default="all",
         help="comma list of kernel names and categories (stencils, blas, linear-algebra, "
-        "...), or all [all]",
+        "...), or all; '-NAME' leaves one out (all,-gramschmidt-real) [all]",
     )
     p.add_argument("--dataset", default="MINI", type=str.upper, choices=DATASETS, help="[MINI]")
     p.add_argument(

@@ -94,13 +94,18 @@ def _matches_category(benchmark: Benchmark, word: str) -> bool:
 
 
 def select(benchmarks: Sequence[Benchmark], spec: str | Iterable[str]) -> list[Benchmark]:
-    """The benchmarks named by a comma list of kernel and category names ("all" for all).
+    """The benchmarks named by a comma list of kernel and category names ("all" for all),
+    without those named after a '-'.
 
     Keeps the suite's order and drops repeats; raises SelectionError naming
     the words that match nothing, with the names that would have.
     """
     words = [w.strip() for w in (spec.split(",") if isinstance(spec, str) else spec)]
-    words = [w for w in words if w]
+    left_out = {w[1:] for w in words if w.startswith("-")}
+    words = [w for w in words if w and not w.startswith("-")]
+    if left_out:    # `all,-gramschmidt-real`: a name or category after '-' is left out
+        return [b for b in select(benchmarks, words or ["all"])
+                if not any(b.name == w or _matches_category(b, w) for w in left_out)]
     if not words or "all" in words:
         return list(benchmarks)
     unknown = [

@@ -29,7 +29,8 @@ from ..extract.model import Access, Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
 from ..isl_context import CallbackGuard
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
-from ..memory import ArrayGroup, KernelMemory, MemoryPlan, copy_statement, transfer_statement
+from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, copy_statement, reduction_statement, reduction_steps,
+                      transfer_statement)
 from ..schedule import Kernel, ScheduledScop
 from .statements import printed_tags
 
@@ -83,13 +84,32 @@ class SyncCall:
 
 
 @dataclass(frozen=True)
+class ReductionCall:
+    """A step of a reduction's combination over thread x (memory/tree.py `_combination`):
+    `init` the thread's partial, `store` it in the shared buffer, `step` one level of
+    the tree (`stride`), `final` the fold of the row's sum into `target`."""
+
+    step: str
+    partial: str                      # the thread's register (a one-element buffer)
+    partials: str                     # the shared buffer, one partial per thread
+    rank: int
+    op: str
+    element_type: str
+    threads: tuple[str, ...]          # thread ids, outermost first (the last is x)
+    block: tuple[int, ...]
+    stride: int = 0
+    target: Subscript | None = None
+    owned: tuple[Ownership, ...] = ()
+
+
+@dataclass(frozen=True)
 class TransferCall:
     array: str
     to_device: bool
     sync: str | None = None     # a copy around a host statement between kernels (memory/host_syncs.py)
 
 
-Call = StatementCall | CopyCall | SyncCall | TransferCall
+Call = StatementCall | CopyCall | SyncCall | TransferCall | ReductionCall
 
 
 @dataclass(frozen=True)
@@ -244,9 +264,14 @@ class _AstBuilder:
         self.kernels = {k.name: k for k in scheduled.kernels}
         self.statements = {s.name: s for s in self.scop.statements}
         self.copies: dict[str, tuple[ArrayGroup, bool]] = {}
+        self.reductions: dict[str, tuple[ArrayGroup, str, str]] = {}
         for kmem in memory.kernels:
             for g in kmem.groups:
-                if g.placement != "global":
+                if g.placement == "reduction":
+                    block_x = self.kernels[kmem.kernel].sizes.block[-1]
+                    for step in ("init", "store", "final", *(f"step{s}" for s in reduction_steps(block_x))):
+                        self.reductions[reduction_statement(kmem.kernel, g, step)] = (g, kmem.kernel, step)
+                elif g.placement != "global":
                     self.copies[copy_statement(kmem.kernel, g, read=True)] = (g, True)
                     self.copies[copy_statement(kmem.kernel, g, read=False)] = (g, False)
         self.transfers = {transfer_statement(d.array.name, to_device=way): TransferCall(d.array.name, way)
@@ -288,6 +313,8 @@ class _AstBuilder:
             call = self._statement(name, instance, build)
         elif name in self.copies:
             call = self._copy(*self.copies[name], instance, build)
+        elif name in self.reductions:
+            call = self._reduction(*self.reductions[name], instance, build)
         elif name in self.transfers:
             call = self.transfers[name]
         else:
@@ -339,6 +366,18 @@ class _AstBuilder:
         array = Subscript(group.array, tuple(build.expr_from_pw_aff(e) for e in elements))
         owned = _ownership(self.kernels[self.kernel.kernel], outer, group.level, build)
         return CopyCall(local, array, owned) if read else CopyCall(array, local, owned)
+
+
+    def _reduction(self, group: ArrayGroup, kernel_name: str, step: str, instance: isl.PwMultiAff,
+                   build: isl.AstBuild) -> ReductionCall:
+        kernel = self.kernels[kernel_name]
+        call = ReductionCall(step.rstrip("0123456789"), group.name, group.partials, group.rank, group.reduction,
+                             group.element_type, kernel.thread_ids, kernel.sizes.block,
+                             int(step[4:]) if step.startswith("step") else 0)
+        if step != "final":
+            return call
+        copy = self._copy(group, False, instance, build)    # the location, as a copy back would write it
+        return replace(call, target=copy.target, owned=copy.owned)
 
 
 def source_indices(acc: Access, instance: isl.PwMultiAff, build: isl.AstBuild) -> tuple:

@@ -21,10 +21,11 @@ from ..isl_c import call as call_node
 from ..isl_context import statement_names
 from ..memory import DeviceArray, MemoryPlan
 from ..schedule import ScheduledScop
-from .ast import CopyCall, Launch, ScopAst, StatementCall, Subscript, TransferCall
+from .ast import CopyCall, Launch, ReductionCall, ScopAst, StatementCall, Subscript, TransferCall
 from .expr import c_expr, param_node
 from .ownership import owned
 from .printer import c_text, declaration, parameter
+from .reductions import reduction_statements
 from .statements import elements, instance, linearized, member_element, subscripted
 
 if TYPE_CHECKING:
@@ -141,6 +142,9 @@ class Calls:
                           c_ast.Assignment("=", self._element(call.target), self._element(call.source)))
         if isinstance(call, TransferCall):
             return self.transfers[(call.array, call.to_device, call.sync)]
+        if isinstance(call, ReductionCall):
+            element = self._element(call.target) if call.target is not None else None
+            return owned(call.owned, loops, reduction_statements(call, element)[0])
         return [call_node("__syncthreads")]
 
     def _element(self, ref: Subscript, indices: list[c_ast.Node] | None = None) -> c_ast.Node:

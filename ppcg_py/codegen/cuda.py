@@ -23,6 +23,7 @@ from .common import Calls, GeneratedFiles, KernelArgument, add, array_extents, b
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
+from .reductions import partial_declarations
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
 from .source import Source, escape_bytes_in_literals
 
@@ -134,7 +135,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[mark.get_annotation().get_name()]
         args = kernel_arguments(scheduled, memory, launch, _by_pointer(scheduled, scalars_by_pointer))
-        declarations = c_lines(_declarations(memory.kernel(name)), "  ")
+        declarations = c_lines(_declarations(memory.kernel(name), math.prod(launch.kernel.sizes.block)), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(calls.statements).statements(launch.body), "  ")
         # isl may generate one kernel's mark at several points of the host code, each
@@ -165,11 +166,12 @@ def _by_pointer(scheduled: ScheduledScop, scalars_by_pointer: bool) -> frozenset
     return frozenset(a.name for a in host_variables(scheduled.scop) if not a.local)
 
 
-def _declarations(memory: KernelMemory) -> list[c_ast.Node]:
+def _declarations(memory: KernelMemory, threads: int = 1) -> list[c_ast.Node]:
     """The kernel's shared and private buffers."""
     return [declaration(g.name, None, type_name=g.element_type, dims=g.shape,
                         storage=("__shared__",) if g.placement == "shared" else ())
-            for placement in ("shared", "private") for g in memory.groups if g.placement == placement]
+            for placement in ("shared", "private") for g in memory.groups if g.placement == placement] + \
+        partial_declarations([(g, threads) for g in memory.groups if g.placement == "reduction"], "__shared__")
 
 
 def _no_summarised_calls(scop) -> None:

@@ -16,6 +16,8 @@ Variable-length array parameters need nothing special here: the host file stays 
 """
 from __future__ import annotations
 
+import math
+
 import os
 import re
 from collections.abc import Sequence
@@ -29,11 +31,12 @@ from ..options import Options
 from ..schedule import ScheduledScop
 from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
-from .ast import CopyCall, Launch, ScopAst, StatementCall, TransferCall
+from .ast import CopyCall, Launch, ReductionCall, ScopAst, StatementCall, TransferCall
 from .common import Calls, GeneratedFiles, KernelArgument, array_extents, box_in_c, cast, count, device_view
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
+from .reductions import partial_declarations
 from .printer import AstPrinter, c_lines, c_text, declaration
 from .source import Source
 
@@ -116,7 +119,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[mark.get_annotation().get_name()]
         args = kernel_arguments(scheduled, memory, launch, frozenset())
-        declarations = c_lines(_declarations(memory.kernel(name)), "  ")
+        declarations = c_lines(_declarations(memory.kernel(name), math.prod(launch.kernel.sizes.block)), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(kernel_calls.statements).statements(launch.body), "  ")
         parameters = ", ".join(_kernel_parameter(a) for a in args) or "void"
@@ -153,7 +156,7 @@ class _KernelCalls(Calls):
 
     def statements(self, key: str, loops: dict[str, tuple]) -> list[c_ast.Node]:
         call = self.ast.calls[key]
-        if not isinstance(call, StatementCall | CopyCall | TransferCall):   # a barrier
+        if not isinstance(call, StatementCall | CopyCall | TransferCall | ReductionCall):   # a barrier
             return [call_node("barrier", c_ast.ID("CLK_LOCAL_MEM_FENCE"))]
         nodes = super().statements(key, loops)
         if isinstance(call, StatementCall):
@@ -181,11 +184,12 @@ class _MathNames(c_ast.NodeVisitor):
                                for k, arg in enumerate(node.args.exprs)]
 
 
-def _declarations(memory: KernelMemory) -> list[c_ast.Node]:
+def _declarations(memory: KernelMemory, threads: int = 1) -> list[c_ast.Node]:
     """The kernel's `__local` (CUDA's shared) and private buffers."""
     return [declaration(g.name, None, type_name=g.element_type, dims=g.shape,
                         storage=("__local",) if g.placement == "shared" else ())
-            for placement in ("shared", "private") for g in memory.groups if g.placement == placement]
+            for placement in ("shared", "private") for g in memory.groups if g.placement == placement] + \
+        partial_declarations([(g, threads) for g in memory.groups if g.placement == "reduction"], "__local")
 
 
 def _kernel_parameter(arg: KernelArgument) -> str:

@@ -52,6 +52,12 @@ class ArrayGroup:
     copy_out: isl.Set | None = None   # elements to store back
     element_type: str = "double"
     reason: str = ""              # why this placement (for --report)
+    reduction: str = ""           # "reduction": how the threads' partials combine (+ * & | ^ min max)
+
+    @property
+    def partials(self) -> str:
+        """A reduction group's shared buffer: one partial per thread of the block."""
+        return f"shared_{self.name}"
 
     @property
     def rank(self) -> int:
@@ -119,6 +125,13 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
     (schedule/private.py) is one variable per thread, whatever its references'
     footprints."""
     references = _references(scop, kernel)
+    reductions = tuple(_reduction_group(scop, kernel, r, references, names.iterator) for r in kernel.reductions)
+    reduced = frozenset(r.array for r in kernel.reductions)
+    # the location's other references in the kernel (an initialisation) stay in global
+    # memory, where the combination, after a barrier, finds what they wrote
+    others = tuple(_global([r], "the threads combine a reduction into it") for r in references
+                   if r.array in reduced and not any(r.tag in g.refs for g in reductions))
+    references = [r for r in references if r.array not in reduced]
     # PPCG computes such a scalar on the device and, read by several threads, copies
     # it to shared memory in each kernel (deriche's 18 `__shared__` arrays are its
     # filter coefficients a1..a8, b1, b2, c1, c2; 10 of adi's 12 are a..f)
@@ -129,8 +142,8 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
     private = tuple(ArrayGroup(name, frozenset(r.tag for r in references if r.array == name), "private",
                                element_type=scop.array(name).element_type,
                                reason="its values stay in one thread: a copy per thread, no device memory")
-                    for name in sorted(kernel.private) if any(r.array == name for r in references))
-    decided = by_value + tuple(_named(list(private), names, scop.used_names))
+                    for name in sorted(kernel.private - reduced) if any(r.array == name for r in references))
+    decided = by_value + others + tuple(_named([*reductions, *private], names, scop.used_names))
     references = [r for r in references if r.array not in host_scalars and r.array not in kernel.private]
     with _remembering_levels():
         groups = _group(scop, kernel, references, options, names.iterator)
@@ -139,6 +152,24 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
                                                              for g in groups))
         placed = _place_all(scop, kernel, groups, options, names.iterator)
     return KernelMemory(kernel.name, decided + tuple(_named(placed, names, scop.used_names)))
+
+
+def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Reference],
+                     prefix: str) -> ArrayGroup:
+    """The location of a reduction whose member runs on thread x: a register per thread
+    from above that member's tile loop (level: the host loops and the parallel members'
+    tile loops) to after it, holding the thread's partial; then combined (tree.py)."""
+    refs = [r for r in references if r.tag in reduction.tags]
+    level = kernel.host_depth + len(kernel.thread_ids) - 1
+    elements = _per_level(kernel, _relation(refs), level, prefix, True)
+    box = fixed_box(elements, strides=True)
+    if box is None or box_size(box) != 1:     # the mapper checked that the location is one element
+        raise RuntimeError(f"{kernel.name}: a thread's partial of {reduction.statement} is not one element")
+    array = scop.array(reduction.array)
+    return ArrayGroup(array.name, frozenset(r.tag for r in refs), "reduction", level=level, box=box,
+                      copy_in=elements, copy_out=elements, element_type=array.element_type,
+                      reason=f"reduction '{reduction.op}' over thread x: a partial per thread, combined "
+                             "in shared memory", reduction=reduction.op)
 
 
 def _place_all(scop: Scop, kernel: Kernel, groups: list[_Group], options: Options,
@@ -573,13 +604,12 @@ def _named(groups: list[ArrayGroup], names: Names, used: frozenset[str]) -> list
         if g.placement == "global":
             out.append(g)
             continue
-        base = f"{g.placement}_{g.array}"
+        base = f"{g.placement}_{g.array}" if g.placement != "reduction" else f"partial_{g.array}"
         name, k = base, 0
-        while name in taken:
+        while name in taken or f"shared_{name}" in taken:
             k += 1
             name = f"{base}_{k}"
-        taken.add(name)
-        out.append(ArrayGroup(g.array, g.refs, g.placement, name, g.level, g.box, g.copy_in,
-                              g.copy_out, g.element_type, g.reason))
+        taken.update((name, f"shared_{name}"))
+        out.append(replace(g, name=name))
     return out
 

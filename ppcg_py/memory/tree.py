@@ -22,7 +22,7 @@ thread's own. The host transfers are statements `to_device_A[]` and
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -83,7 +83,8 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
     syncs = itertools.count()
     copied = [g for g in local if g.copy_in is not None or g.copy_out is not None]
     for level in sorted({g.level for g in copied}, reverse=True):
-        here = [g for g in copied if g.level == level]
+        reduced = [g for g in copied if g.level == level and g.placement == "reduction"]
+        here = [g for g in copied if g.level == level and g.placement != "reduction"]
         shared = [g for g in here if g.placement == "shared"]
         before, after = [], []
         if shared:
@@ -96,6 +97,9 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
             after.append(_sync(kernel, next(syncs), level))
         after += [_copy(kernel, g, level, prefix, read=False, unroll=unroll_copy_shared)
                   for g in here if g.copy_out is not None]
+        for g in reduced:
+            before.insert(0, _reduction_piece(kernel, g, "init", level))
+            after += _combination(kernel, g, level, prefix, syncs)
         before = [p for p in before if p is not None]
         after = [p for p in after if p is not None]
         target = _at_depth(kernel_mark(schedule.get_root(), kernel.name), kernel, level)
@@ -158,12 +162,12 @@ def _device_end(node: isl.ScheduleNode, host_ends: frozenset[str], *, last: bool
 
 
 def _copy(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, *, read: bool,
-          unroll: bool) -> _Piece | None:
+          unroll: bool, name: str | None = None) -> _Piece | None:
     elements = group.copy_in if read else group.copy_out
     if group.placement == "shared":
         elements = _spread_over_threads(kernel, group, elements)
     outer = [f"{prefix}{k}" for k in range(level)]
-    instances = params_as_dims(elements, outer).set_tuple_name(copy_statement(kernel.name, group, read=read))
+    instances = params_as_dims(elements, outer).set_tuple_name(name or copy_statement(kernel.name, group, read=read))
     instances = instances.coalesce()
     if instances.is_empty():
         return None
@@ -174,6 +178,51 @@ def _copy(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, *, read: b
         instances.get_ctx(), f"{{ {instances.get_tuple_name()}[{', '.join(dims)}] -> [{', '.join(dims[level:])}] }}"))
     return _Piece(isl.UnionMap.from_map(extension), isl.UnionSet.from_set(instances), band,
                   unroll=group.placement == "private" or unroll)
+
+
+def reduction_statement(kernel: str, group: ArrayGroup, step: str) -> str:
+    """`kernel0_reduce_init_partial_tmp`: a step of a reduction's combination."""
+    return f"{kernel}_reduce_{step}_{group.name}"
+
+
+def reduction_steps(block_x: int) -> tuple[int, ...]:
+    """The strides of the tree that adds up the partials of a row of `block_x` threads."""
+    strides, stride = [], 1
+    while stride < block_x:
+        stride *= 2
+    while stride > 1:
+        stride //= 2
+        strides.append(stride)
+    return tuple(strides)
+
+
+def _reduction_piece(kernel: Kernel, group: ArrayGroup, step: str, level: int) -> _Piece:
+    """A step that every thread of the block runs once per iteration of the loops
+    around `level`: none is guarded by a thread's own position (a barrier follows)."""
+    name = reduction_statement(kernel.name, group, step)
+    dims = ", ".join(f"x{k}" for k in range(level))
+    extension = isl.Map.read_from_str(kernel.domain.get_ctx(), f"{{ [{dims}] -> {name}[] }}")
+    return _Piece(isl.UnionMap.from_map(extension), isl.UnionSet.from_set(extension.range()))
+
+
+def _combination(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, syncs) -> list[_Piece]:
+    """After the reduction member's tile loop: each thread stores its partial in the
+    shared buffer; a tree over thread x adds the row's partials (a barrier after each
+    step); the row's first thread folds the sum into the location, for each location
+    a thread of the row touched; a last barrier before the buffer is used again."""
+    pieces = [_reduction_piece(kernel, group, "store", level), _sync(kernel, next(syncs), level)]
+    for stride in reduction_steps(kernel.sizes.block[-1]):
+        pieces += [_reduction_piece(kernel, group, f"step{stride}", level), _sync(kernel, next(syncs), level)]
+    row = group.copy_out     # the locations the thread's row touches; the row's thread x = 0 folds
+    x = row.find_dim_by_name(isl.dim_type.param, kernel.thread_ids[-1])
+    if x >= 0:
+        row = row.project_out(isl.dim_type.param, x, 1)
+    first = isl.Set.read_from_str(row.get_ctx(), f"[{kernel.thread_ids[-1]}] -> {{ : {kernel.thread_ids[-1]} = 0 }}")
+    final = replace(group, copy_out=row.intersect_params(first.align_params(row.get_space())))
+    pieces.append(_copy(kernel, final, level, prefix, read=False, unroll=False,
+                        name=reduction_statement(kernel.name, group, "final")))
+    pieces.append(_sync(kernel, next(syncs), level))
+    return pieces
 
 
 def _sync(kernel: Kernel, number: int, level: int) -> _Piece:

@@ -20,8 +20,8 @@ from .kernels import Kernel, KernelMapper
 from .parallel import mark_coincident, respects
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .private import changed_values, privatize
-from .reductions import LoopFinder, note, reduction_groups, reduction_loops, relax
 from .device_sizes import DeviceSizing, in_bounds_instances
+from .reduction_threads import ReducedLocation
 from .sizes import KernelSizes, parse_sizes
 
 __all__ = ["Dependences", "Kernel", "ScheduledScop", "schedule_scop", "used_sizes"]
@@ -129,12 +129,13 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     every = _every_dependence(deps)
     host_only = frozenset(s.name for s in scop.statements if s.calls)
     device = device_sizing(scop, options)
+    reductions = reduced_locations(scop, options)
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
         schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
         schedule, ends = host_ends(schedule)
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
-                                       host_only, every, device)
+                                       host_only, every, device, reductions)
         if kernels is None:     # a host-only statement the mapper could not keep out of a kernel
             ends = HostEnds(head=frozenset(s.name for s in scop.statements))
             if not warned:
@@ -154,23 +155,53 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
             break
         fixed |= unsafe
     kernels = [replace(k, private=p.private) for k, p in zip(kernels, found)]
-    notes = gpu_reduction_notes(scop, deps, schedule, fixed) if options.verbose and scop.reductions else ()
+    notes = ()
+    if options.verbose and scop.reductions:
+        every_reduction = reduced_locations(scop, replace(options, reductions=True))
+        would = None if options.reductions or every_reduction == reductions else \
+            _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements, host_only, every, device,
+                    every_reduction)[2]
+        notes = gpu_reduction_notes(scop, kernels, would)
     return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends, notes=notes)
 
 
-def gpu_reduction_notes(scop: Scop, deps: Dependences, schedule: isl.Schedule,
-                        fixed: frozenset[str]) -> tuple[str, ...]:
-    """-v for the GPU targets: a line per loop of isl's schedule that would run in
-    parallel as a reduction (schedule/reductions.py); the schedule relaxes none yet."""
-    relaxation = relax(scop, deps, reduction_groups(scop.reductions))
-    if relaxation is None:
-        return ()
+def gpu_reduction_notes(scop: Scop, kernels: Sequence[Kernel], would: Sequence[Kernel] | None) -> tuple[str, ...]:
+    """-v for the GPU targets: the reductions whose partials a kernel's threads combine
+    (schedule/reduction_threads.py) and, from `would` (the mapping with every reduction
+    enabled, when --reductions is not given), those that --reductions would add."""
+    found = {r.statement: r for r in scop.reductions}
     lines = []
-    for found in reduction_loops(schedule, LoopFinder.of(relaxation, fixed), scop):
-        names = dict(found.names)
-        lines += [note(r, names[r.statement], "found; GPU targets do not yet run reductions in parallel")
-                  for group in found.groups for r in group.reductions]
+    combined = {r.statement for k in kernels for r in k.reductions}
+    for k in kernels:
+        lines += [_reduction_line(found[r.statement], f"the threads of {k.name} combine it over thread x")
+                  for r in k.reductions]
+    for k in would or ():
+        lines += [_reduction_line(found[r.statement], f"serial; with --reductions the threads of {k.name} "
+                                  "would combine it") for r in k.reductions if r.statement not in combined]
+    named = combined | {r.statement for k in would or () for r in k.reductions}
+    lines += [_reduction_line(r, "serial on the GPU: no kernel's threads can combine it (it is not the first "
+                                 "sequential member of a parallel kernel's band, or a thread would hold several "
+                                 "of its locations)") for r in scop.reductions if r.statement not in named]
     return tuple(dict.fromkeys(lines))
+
+
+def _reduction_line(r, status: str) -> str:
+    return f"{r.statement} (line {r.line}): reduction '{r.written}' on {r.array}: {status}"
+
+
+def reduced_locations(scop: Scop, options: Options) -> tuple[ReducedLocation, ...]:
+    """The reductions whose partials a kernel's threads may combine (GPU targets): the
+    exact ones (integers, min, max), and with --reductions the floating-point ones."""
+    if options.target == "c":
+        return ()
+    found = []
+    for r in scop.reductions:
+        if not (r.exact or options.reductions):
+            continue
+        stmt = next(s for s in scop.statements if s.name == r.statement)
+        write = next(a for a in stmt.accesses if a.tag == r.write)
+        found.append(ReducedLocation(r.statement, r.op, r.array, frozenset((*r.reads, r.write)), write.index))
+    return tuple(found)
 
 
 def device_sizing(scop: Scop, options: Options) -> DeviceSizing | None:
@@ -190,7 +221,7 @@ def _every_dependence(deps: Dependences) -> isl.UnionMap:
 def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.UnionMap | None, names: Names,
             first_kernel: int, ends: frozenset[str] = frozenset(), pinned: frozenset[str] = frozenset(),
             dependences: isl.UnionMap | None = None, device: DeviceSizing | None = None,
-            ) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
+            reductions: tuple[ReducedLocation, ...] = ()) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
     """The statements left on the host, the tree with kernels marked, and the kernels.
     `ends`: the SCoP's serial head and tail (host.py), which stay on the host;
     `pinned`: statements that must run on the host wherever they are (they call a
@@ -202,7 +233,8 @@ def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.Uni
     excluded: frozenset[str] = frozenset()
     while True:
         host = host_statements(scop, excluded, ends) | pinned
-        mapper = KernelMapper(options, sizes, names, first_kernel, host, pinned - ends, dependences, device)
+        mapper = KernelMapper(options, sizes, names, first_kernel, host, pinned - ends, dependences, device,
+                              reductions)
         final = mapper.run(schedule)
         launched = frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
         if mapper.mixed or launched & pinned:

@@ -123,16 +123,21 @@ def _extent(values: isl.UnionMap) -> int | None:
         return None
 
 
-def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int) -> Choice:
-    """Sizes for a band of len(extents) members whose first `lead` are parallel."""
+def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int, reduction: bool = False) -> Choice:
+    """Sizes for a band of len(extents) members whose first `lead` are parallel; with
+    `reduction`, member `lead` too, on thread x only (schedule/reduction_threads.py),
+    and each thread runs one point of the other mapped members per tile, so that its
+    partial belongs to one location."""
     n_members = len(extents)
     lengths = tuple(_UNKNOWN if e is None else max(1, e) for e in extents)
-    n_threads = min(3, lead)
+    n_threads = min(3, lead + reduction)
     ppcg = ppcg_sizes(n_members, n_threads, min(2, lead))
     ppcg_useful = _useful(ppcg, lengths)
-    if ppcg_useful >= gpu.resident_threads:
+    one_point = all(ppcg.tile[k] == ppcg.block[k] for k in range(min(lead, n_threads))) or not reduction
+    if ppcg_useful >= gpu.resident_threads and one_point:
         return Choice(ppcg, f"PPCG's sizes fill {gpu.name} ({_share(ppcg_useful, gpu)})")
-    best = max(_candidates(gpu, lengths, n_threads, min(3, lead)), key=lambda s: _score(s, lengths, gpu))
+    candidates = _candidates(gpu, lengths, n_threads, min(3, lead), two_points=not reduction)
+    best = max(candidates, key=lambda s: _score(s, lengths, gpu))
     useful = _useful(best, lengths)
     return Choice(best, f"chosen for {gpu.name}: {_share(useful, gpu)} (PPCG's sizes: {_share(ppcg_useful, gpu)})")
 
@@ -153,14 +158,14 @@ def _max_grid(gpu: GpuTarget, n_blocks: int) -> tuple[int, ...]:
     return tuple(min(limit, _GRID_CAP) for limit in limits)
 
 
-def _candidates(gpu: GpuTarget, lengths: tuple[int, ...], n_threads: int, n_blocks: int):
+def _candidates(gpu: GpuTarget, lengths: tuple[int, ...], n_threads: int, n_blocks: int, two_points: bool = True):
     rest = (_PPCG_TILE,) * (len(lengths) - n_threads)
     for x in _X_THREADS:
         for outer in itertools.product(_OUTER_THREADS, repeat=n_threads - 1):
             block = (*outer, x)
             if math.prod(block) > gpu.max_threads_per_block:
                 continue
-            for per_thread in (1, 2):
+            for per_thread in (1, 2) if two_points else (1,):
                 tile = tuple(b * per_thread for b in outer) + (x,)
                 yield KernelSizes(tile + rest, block, _max_grid(gpu, n_blocks))
 

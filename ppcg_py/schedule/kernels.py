@@ -10,6 +10,7 @@ which the host runs. Each kernel's root is marked `kernelN`.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import islpy as isl
@@ -18,6 +19,7 @@ from ..isl_context import band_tiled, node_at, sets_of, statements_below, tree_p
 from ..names import Names
 from ..options import Options
 from .device_sizes import DeviceSizing, band_extents, choose_sizes
+from .reduction_threads import KernelReduction, ReducedLocation, reduction_member
 from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
@@ -48,6 +50,7 @@ class Kernel:
     host_schedule: isl.UnionMap | None = None    # instances -> host dims (all blocks)
     private: frozenset[str] = frozenset()        # scalars with a copy per thread (schedule/private.py)
     sizes_reason: str = ""                        # how the sizes were chosen for the device (-v)
+    reductions: tuple[KernelReduction, ...] = ()  # combined over thread x (schedule/reduction_threads.py)
 
     @property
     def n_tile(self) -> int:
@@ -67,9 +70,10 @@ class KernelMapper:
     def __init__(self, options: Options, sizes: isl.UnionMap | None, names: Names,
                  first_kernel: int = 0, host: frozenset[str] = frozenset(),
                  pinned: frozenset[str] = frozenset(), dependences: isl.UnionMap | None = None,
-                 device: DeviceSizing | None = None) -> None:
+                 device: DeviceSizing | None = None, reductions: Sequence[ReducedLocation] = ()) -> None:
         self.options, self.sizes, self.names = options, sizes, names
         self.device = device              # sizes chosen for the GPU, where the user gave none
+        self.reductions = tuple(reductions)   # statements whose partials threads may combine
         self.first = first_kernel
         self.host = host | pinned         # statements that may stay on the host (schedule/host.py)
         # of those, the ones that must: they call a function only the host has. A subtree
@@ -162,8 +166,15 @@ class KernelMapper:
         return _grouped(sequence, *runs[-1])
 
     def band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
-        if _leading_coincident(node) > 0:
-            return self.parallel_kernel(node)
+        lead = _leading_coincident(node)
+        reductions = reduction_member(node, lead, self.reductions, self.dependences) if self.reductions else ()
+        if lead > 0 or reductions:
+            return self.parallel_kernel(node, reductions)
+        return self._serial_band(node)
+
+    def _serial_band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
+        """A band whose outer member is sequential: one thread runs it, or the host loops
+        over its sequential members with kernels inside."""
         if not _has_parallelism(node):
             return self.single_thread_kernel(node)
         n_seq = _leading_sequential(node)
@@ -180,23 +191,36 @@ class KernelMapper:
         self.kernels.append(kernel)
         return node.insert_mark(isl.Id(kernel.name, context=node.get_ctx()))
 
-    def _sizes(self, band: isl.ScheduleNode, index: int, lead: int) -> tuple[KernelSizes, str]:
-        """The user's sizes for the kernel, else those chosen for the device, else PPCG's."""
+    def _sizes(self, band: isl.ScheduleNode, index: int, lead: int,
+               reduction: bool = False) -> tuple[KernelSizes, str]:
+        """The user's sizes for the kernel, else those chosen for the device, else PPCG's.
+        With `reduction`, member `lead` is mapped to threads too (not to blocks)."""
         if self.device is not None and not given_sizes(self.sizes, index):
-            choice = choose_sizes(self.device.gpu, band_extents(band, self.device.in_bounds), lead)
+            choice = choose_sizes(self.device.gpu, band_extents(band, self.device.in_bounds), lead, reduction)
             return choice.sizes, choice.reason
         # three block dimensions where the user's grid lists three (what --dump-sizes printed)
         grid = user_sizes(self.sizes, index, "grid")
-        n_blocks, n_threads = min(3 if grid is not None and len(grid) >= 3 else 2, lead), min(3, lead)
+        n_blocks, n_threads = min(3 if grid is not None and len(grid) >= 3 else 2, lead), min(3, lead + reduction)
         return kernel_sizes(self.options, self.sizes, index, band.band_n_member(), n_threads, n_blocks), ""
 
-    def parallel_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
+    def parallel_kernel(self, node: isl.ScheduleNode,
+                        reductions: tuple[KernelReduction, ...] = ()) -> isl.ScheduleNode:
         ctx = node.get_ctx()
+        lead = _leading_coincident(node)
         if not node.band_get_permutable() and node.band_n_member() > 1:
-            node = node.band_split(1)
+            # the parallel members and a reduction member after them are permutable: no
+            # dependence they do not carry has a negative distance along either
+            node = node.band_split(lead + 1 if reductions else 1)
         lead = _leading_coincident(node)
         index = self.first + len(self.kernels)
-        sizes, reason = self._sizes(node, index, lead)
+        sizes, reason = self._sizes(node, index, lead, bool(reductions))
+        if reductions and any(sizes.tile[k] != sizes.block[k] for k in range(lead)):
+            # the user's tiles give a thread several locations: their partials would need
+            # a register each; the reduction member stays in each thread
+            if lead == 0:
+                return self._serial_band(node)
+            reductions = ()
+            sizes, reason = self._sizes(node, index, lead)
         n_blocks, n_threads = len(sizes.grid), len(sizes.block)
         block_ids = tuple(f"{self.names.block}{k}" for k in range(n_blocks))
         thread_ids = tuple(f"{self.names.thread}{k}" for k in range(n_threads))
@@ -219,7 +243,7 @@ class KernelMapper:
                         outer_schedule=node.get_prefix_schedule_union_map().intersect_domain(blocked),
                         inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain),
                         thread_filter=thread_filter, point_schedule=untiled,
-                        host_schedule=host_schedule, sizes_reason=reason)
+                        host_schedule=host_schedule, sizes_reason=reason, reductions=reductions)
         self.kernels.append(kernel)
         node = node.insert_filter(thread_filter)           # each thread runs its points
         node = node.parent().parent()                      # back at the block filter

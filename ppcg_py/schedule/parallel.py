@@ -50,14 +50,14 @@ def _mark_band(node: isl.ScheduleNode, local: isl.UnionMap,
     partial = node.band_get_partial_schedule()
     for k in range(node.band_n_member()):
         member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
-        zero = (not strict or node.band_member_get_coincident(k)) and _zero_distance(local, member)
+        zero = (not strict or node.band_member_get_coincident(k)) and zero_distance(local, member)
         node = node.band_member_set_coincident(k, int(zero))
         if not zero:
             local = local.intersect(member.apply_range(member.reverse()))  # carried from here on: others see equal values
     return node, local
 
 
-def _zero_distance(deps: isl.UnionMap, member: isl.UnionMap) -> bool:
+def zero_distance(deps: isl.UnionMap, member: isl.UnionMap) -> bool:
     """Whether no dependence joins instances at different values of `member`.
 
     One statement pair at a time, stopping at the first that does: a loop that is

@@ -40,7 +40,7 @@ from ..extract.model import Scop
 from ..extract.reductions import Reduction
 from ..isl_context import maps_of
 from .dependences import Dependences, _tagger, kill_accesses, untagged
-from .parallel import _zero_distance, schedule_map
+from .parallel import schedule_map, zero_distance
 
 NT = isl.schedule_node_type
 
@@ -236,8 +236,8 @@ class LoopFinder:
             return deps.intersect_domain(domain).intersect_range(domain).intersect(same)
 
         carried = tuple(g for g, chain in zip(self.relaxation.groups, self.relaxation.chains)
-                        if not _zero_distance(inside(chain), member))
-        if not carried or not _zero_distance(inside(self.coincidence), member):
+                        if not zero_distance(inside(chain), member))
+        if not carried or not zero_distance(inside(self.coincidence), member):
             return ()
         return carried
 

@@ -81,6 +81,7 @@ class Features:
     structs: bool = True         # two or three arrays become the members of one array of structs
     external: bool = True        # calls of functions the file only declares, defined in a second file
     empty: bool = True           # `#pragma scop` regions with nothing or only a declaration in them
+    bitwise: bool = True         # integer updates `^=`, `|=`, `&=` (reductions of every exact operator)
 
 
 @dataclass
@@ -367,6 +368,8 @@ class Generator:
         op = self._weighted((("=", 6), ("+=", 3), ("-=", 1), ("*=", 1 if ctype != "int" else 0)))
         if not target.subs and not self.readable(target.name, scope):
             op = "="  # an update would read a scalar that has no value yet
+        if ctype == "int" and op == "+=" and self.f.bitwise and self.chance(0.4):
+            op = self.rng.choice(("^=", "|=", "&="))   # exact reductions: GPU threads combine them
         if ctype == "int":
             rhs = Arith("%", rhs, Num(1009, "int"))
         elif op == "*=":

@@ -6,7 +6,8 @@ partial tiles, grid wrap-around and blocks larger than the work are the rule.
 A `--ctx` is only ever one the program's actual parameter values satisfy.
 A quarter of the cases are compiled for the C target (`--target=c --openmp`, half
 of them with `--tile`), a fifth for OpenCL (run on PoCL; as CUDA where no OpenCL
-runtime is installed, see runner.run_file), the others for CUDA.
+runtime is installed, see runner.run_file), the others for CUDA. Three in ten get
+`--reductions`.
 """
 from __future__ import annotations
 
@@ -53,6 +54,10 @@ def random_options(seed: int | str, program: Program) -> tuple[str, ...]:
         name, value = rng.choice(program.params)
         names = ", ".join(n for n, _ in program.params)
         args += ["--ctx", f"[{names}] -> {{ : {name} >= {rng.randint(1, value)} }}"]
+    # floating-point reductions reassociated (integer ones always are), from a generator of
+    # its own as the target: the other options of a seed stay what they were
+    if random.Random(f"reductions:{seed}").random() < 0.3:
+        args.append("--reductions")
     # the target last, from a generator of its own: the CUDA options of a seed stay what they were
     target = random.Random(f"target:{seed}")
     roll = target.random()

@@ -158,7 +158,7 @@ class Assign:
     """`target op rhs;` -- `chain` adds `target = chain = rhs` (a chained assignment)."""
 
     target: Ref
-    op: str  # = += -= *=
+    op: str  # = += -= *= (and ^= |= &= on ints)
     rhs: DExpr
     chain: Ref | None = None
     # "bump": printed `bump_T(&target, rhs);`, a helper of the file that updates the

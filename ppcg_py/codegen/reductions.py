@@ -1,0 +1,101 @@
+"""The C of a reduction's combination over thread x (CUDA and OpenCL kernels alike).
+
+memory/tree.py places the steps; each is printed here from its `ReductionCall`:
+
+    partial_tmp[0] = 0;                                   // init, before the loop
+    ...                                                   // the statement: partial_tmp[0] += ...
+    shared_partial_tmp[(t0 * 32 + t1)] = partial_tmp[0];  // store
+    if (t1 < 16 && t1 + 16 < 32) shared_partial_tmp[..] = shared_partial_tmp[..] + shared_partial_tmp[.. + 16];
+    ...                                                   // one step per power of two, barriers between
+    tmp[i] = tmp[i] + shared_partial_tmp[(t0 * 32 + t1) - t1];   // final, by thread x = 0 of the row
+
+The tree adds the row's partials in one fixed order, whatever order the threads run in.
+"""
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from ..diagnostics import CompileError
+from ..isl_c import integer
+from .ast import ReductionCall
+from .printer import declaration
+
+FLOATING = ("double", "float")
+# the identity of min and max per C type: its largest and smallest value
+_LIMITS = {
+    "int": ("2147483647", "(-2147483647 - 1)"), "unsigned int": ("4294967295U", "0U"), "unsigned": ("4294967295U", "0U"),
+    "long": ("9223372036854775807L", "(-9223372036854775807L - 1)"),
+    "long int": ("9223372036854775807L", "(-9223372036854775807L - 1)"),
+    "long long": ("9223372036854775807LL", "(-9223372036854775807LL - 1)"),
+    "unsigned long": ("18446744073709551615UL", "0UL"), "unsigned long long": ("18446744073709551615ULL", "0ULL"),
+    "short": ("32767", "(-32767 - 1)"), "unsigned short": ("65535", "0"), "char": ("127", "(-127 - 1)"),
+    "signed char": ("127", "(-127 - 1)"), "unsigned char": ("255", "0"),
+}
+
+
+def reduction_statements(call: ReductionCall, element: c_ast.Node | None) -> list[c_ast.Node]:
+    """The C statements of one step; `element` is the location (the final step's target)."""
+    partial = c_ast.ArrayRef(c_ast.ID(call.partial), integer(0)) if call.rank else c_ast.ID(call.partial)
+    for _ in range(call.rank - 1):
+        partial = c_ast.ArrayRef(partial, integer(0))
+    here = _thread(call)
+    if call.step == "init":
+        return [c_ast.Assignment("=", partial, identity(call.op, call.element_type))]
+    if call.step == "store":
+        return [c_ast.Assignment("=", _slot(call, here), partial)]
+    x = c_ast.ID(call.threads[-1])
+    if call.step == "step":
+        other = c_ast.BinaryOp("+", here, integer(call.stride))
+        condition = c_ast.BinaryOp("&&", c_ast.BinaryOp("<", x, integer(call.stride)),
+                                   c_ast.BinaryOp("<", c_ast.BinaryOp("+", x, integer(call.stride)),
+                                                  integer(call.block[-1])))
+        update = c_ast.Assignment("=", _slot(call, here), combined(call.op, _slot(call, here), _slot(call, other)))
+        return [c_ast.If(condition, c_ast.Compound([update]), None)]
+    row = _slot(call, c_ast.BinaryOp("-", here, x))
+    return [c_ast.Assignment("=", element, combined(call.op, element, row))]
+
+
+def partial_declarations(call_groups, storage: str) -> list[c_ast.Node]:
+    """Each reduction group's register and its shared (`__shared__`/`__local`) buffer."""
+    nodes = []
+    for group, threads in call_groups:
+        nodes.append(declaration(group.name, None, type_name=group.element_type, dims=group.shape))
+        nodes.append(declaration(group.partials, None, type_name=group.element_type, dims=(threads,),
+                                 storage=(storage,)))
+    return nodes
+
+
+def identity(op: str, element_type: str) -> c_ast.Node:
+    """The value that leaves any other unchanged under `op`."""
+    if op in ("+", "|", "^"):
+        return integer(0)
+    if op == "*":
+        return integer(1)
+    if op == "&":
+        return c_ast.UnaryOp("~", integer(0))
+    floating = element_type in FLOATING
+    if floating:
+        return c_ast.ID("INFINITY") if op == "min" else c_ast.UnaryOp("-", c_ast.ID("INFINITY"))
+    if element_type not in _LIMITS:
+        raise CompileError(f"a {op} reduction over the threads of type '{element_type}' (no known limits)")
+    return c_ast.Constant(element_type, _LIMITS[element_type][0 if op == "min" else 1])
+
+
+def combined(op: str, a: c_ast.Node, b: c_ast.Node) -> c_ast.Node:
+    if op == "min":
+        return c_ast.TernaryOp(c_ast.BinaryOp("<", b, a), b, a)
+    if op == "max":
+        return c_ast.TernaryOp(c_ast.BinaryOp(">", b, a), b, a)
+    return c_ast.BinaryOp(op, a, b)
+
+
+def _thread(call: ReductionCall) -> c_ast.Node:
+    """The thread's position in the block, x fastest: ((t0 * B1) + t1) * B2 + t2."""
+    position: c_ast.Node = c_ast.ID(call.threads[0])
+    for name, size in zip(call.threads[1:], call.block[1:]):
+        position = c_ast.BinaryOp("+", c_ast.BinaryOp("*", position, integer(size)), c_ast.ID(name))
+    return position
+
+
+def _slot(call: ReductionCall, index: c_ast.Node) -> c_ast.Node:
+    return c_ast.ArrayRef(c_ast.ID(call.partials), index)

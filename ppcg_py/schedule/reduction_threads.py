@@ -1,0 +1,111 @@
+"""Reduction loops run by the threads of a block.
+
+A band member that isl could not mark coincident may still run in parallel when the
+only dependences it carries are those of reductions: updates `s op= e` whose location
+stays the same along it (atax's `tmp[i] += A[i][j] * x[j]` along `j`). The mapper then
+maps it to thread x, the innermost thread dimension, never to blocks: each thread
+accumulates a partial result in a register (memory/groups.py: a "reduction" group),
+and after the member's tile loop the threads that share a location combine their
+partials in shared memory, in a fixed tree, one thread updating the location. The
+order of the combination does not depend on the thread order or the block order, so
+the result is the same on every run.
+
+The schedule is isl's, unchanged: only the mapping gains a dimension. The checks:
+- without the reductions' own dependences (those between instances of a reduction
+  statement, which reach each other only through its location, the one thing it
+  writes), every dependence between instances with the same values of the outer
+  dimensions and of the parallel members before this one has distance zero along it;
+- no other statement of the band depends on a reduction statement (it would read or
+  overwrite the location before the partials reach it);
+- each location is one element for given outer values and parallel members, so that a
+  thread's partial belongs to one element at a time.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..isl_context import maps_of, statements_below, union_of
+from .parallel import zero_distance
+
+
+@dataclass(frozen=True)
+class ReducedLocation:
+    """What the mapper needs of an enabled reduction (extract/reductions.py finds them)."""
+
+    statement: str
+    op: str                         # how partials combine: + * & | ^ min max
+    array: str
+    tags: frozenset[str]            # the location's references in the statement
+    location: isl.Map               # { S[i..] -> X[f(i)] }
+
+
+@dataclass(frozen=True)
+class KernelReduction:
+    """A reduction whose partials the threads of a kernel combine."""
+
+    statement: str
+    op: str
+    array: str
+    tags: frozenset[str]
+
+
+def reduction_member(band: isl.ScheduleNode, lead: int, reductions: Sequence[ReducedLocation],
+                     dependences: isl.UnionMap | None) -> tuple[KernelReduction, ...]:
+    """The reductions that let member `lead` of the band (the first that is not
+    coincident) run in parallel threads, or () when it cannot."""
+    if dependences is None or lead >= min(3, band.band_n_member()):
+        return ()
+    statements = statements_below(band)
+    candidates = [r for r in reductions if r.statement in statements]
+    if not candidates:
+        return ()
+    domain = band.get_domain()
+    local = dependences.intersect_domain(domain).intersect_range(domain)
+    local = local.intersect(_same(band.get_prefix_schedule_union_map().intersect_domain(domain)))
+    partial = band.band_get_partial_schedule()
+    members = [isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain) for k in range(lead + 1)]
+    for member in members[:lead]:
+        local = local.intersect(_same(member))
+    names = {r.statement for r in candidates}
+    own = [isl.UnionMap.from_map(isl.Map.universe(m.get_space())) for m in maps_of(local)
+           if m.get_tuple_name(isl.dim_type.in_) == m.get_tuple_name(isl.dim_type.out) in names]
+    others = local.subtract(union_of(own)) if own else local
+    if not zero_distance(others, members[lead]):
+        return ()
+    carried = [r for r in candidates if not zero_distance(_between(local, r.statement), members[lead])]
+    if any(_to_others(local, r.statement) for r in carried):
+        return ()
+    key = band.get_prefix_schedule_union_map().intersect_domain(domain)
+    for member in members[:lead]:
+        key = key.flat_range_product(member)
+    if not carried or not all(_one_element(key, r) for r in carried):
+        return ()
+    return tuple(KernelReduction(r.statement, r.op, r.array, r.tags) for r in carried)
+
+
+def _same(values: isl.UnionMap) -> isl.UnionMap:
+    """Pairs of instances with the same values."""
+    return values.apply_range(values.reverse())
+
+
+def _between(deps: isl.UnionMap, statement: str) -> isl.UnionMap:
+    found = [isl.UnionMap.from_map(m) for m in maps_of(deps)
+             if m.get_tuple_name(isl.dim_type.in_) == statement == m.get_tuple_name(isl.dim_type.out)]
+    return union_of(found) if found else isl.UnionMap.empty(deps.get_space())
+
+
+def _to_others(deps: isl.UnionMap, statement: str) -> bool:
+    """Whether another statement of the band depends on the reduction: it would read or
+    overwrite the location before the threads' partials reach it (a write before the
+    reduction, an initialisation, is fine: the combination comes after it)."""
+    return any(m.get_tuple_name(isl.dim_type.in_) == statement != m.get_tuple_name(isl.dim_type.out)
+               and not m.is_empty() for m in maps_of(deps))
+
+
+def _one_element(key: isl.UnionMap, reduction: ReducedLocation) -> bool:
+    """Whether the outer values and the parallel members fix the location."""
+    location = isl.UnionMap.from_map(reduction.location)
+    return key.intersect_domain(location.domain()).reverse().apply_range(location).is_single_valued()

@@ -1,0 +1,197 @@
+"""Reduction loops run by the threads of a block (schedule/reduction_threads.py,
+memory/groups.py's reduction groups, codegen/reductions.py), checked in the CUDA
+emulation in three thread orders and on the OpenCL runtime against gcc."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ppcg_py.extract import extract_scops
+from ppcg_py.isl_context import new_context
+from ppcg_py.options import Options
+from ppcg_py.schedule import schedule_scop
+from ppcg_py.verify.harness import VerifyConfig, verify
+
+ORDERS = ("forward", "reverse", "shuffle")
+
+PROGRAM = """
+#include <math.h>
+#include <stdio.h>
+#define N @N@
+#define M @M@
+static void f(@T@ A[N][M], @T@ x[M], @T@ out[N], @T@ *s)
+{
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    out[i] = @INIT@;
+    for (int j = 0; j < M; j++)
+      @UPDATE@;
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static @T@ A[N][M], x[M], out[N];
+  @T@ s = 0;
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) A[i][j] = (@T@)((i * 3 + j * 7) % 11) - (@T@)4;
+  for (int j = 0; j < M; j++) x[j] = (@T@)(j % 5 + 1);
+  f(A, x, out, &s);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: out\\n");
+  for (int i = 0; i < N; i++) fprintf(stderr, "%0.17g\\n", (double)out[i]);
+  fprintf(stderr, "end   dump: out\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def _program(tmp_path: Path, name: str, *, t="double", init="0", update="out[i] += A[i][j] * x[j]",
+             n=70, m=45) -> Path:
+    source = tmp_path / f"{name}.c"
+    source.write_text(PROGRAM.replace("@T@", t).replace("@INIT@", init).replace("@UPDATE@", update)
+                      .replace("@N@", str(n)).replace("@M@", str(m)))
+    return source
+
+
+def _kernels(source: Path, **options):
+    opts = Options(**{"device_sizes": True, **options})
+    scop = extract_scops(str(source), new_context())[0]
+    return schedule_scop(scop, opts).kernels
+
+
+def _verified(source: Path, *args: str, target: str = "cuda", nvcc: bool = False) -> None:
+    report = verify(VerifyConfig(source=source, ppcg_args=args, orders=ORDERS, use_nvcc=nvcc, target=target,
+                                 data_type="double"), source.parent / f"work-{target}")
+    assert report.ok, report.summary()
+
+
+def test_a_floating_sum_runs_over_threads_only_with_reductions(tmp_path):
+    source = _program(tmp_path, "sum")
+    assert not any(k.reductions for k in _kernels(source))
+    (kernel,) = _kernels(source, reductions=True)
+    assert [r.statement for r in kernel.reductions] == ["S_1"] and len(kernel.thread_ids) == 2
+    assert not kernel.block_ids[1:]          # the reduction member is on thread x, never on blocks
+
+
+def test_a_floating_sum_over_threads_computes_the_same(tmp_path):
+    """70 rows of 45 terms: neither a multiple of the block nor of the warp; nvcc too."""
+    _verified(_program(tmp_path, "sum"), "--reductions", nvcc=True)
+
+
+@pytest.mark.parametrize("t, init, update", [
+    ("int", "0", "out[i] += A[i][j] * x[j]"),                   # exact: no flag needed
+    ("int", "1", "out[i] *= (A[i][j] % 2 ? 1 : -1)"),
+    ("int", "0", "out[i] ^= A[i][j] * x[j]"),
+    ("int", "-1", "out[i] &= A[i][j] + 64"),
+    ("int", "0", "out[i] |= x[j] << (j % 7)"),
+    ("double", "-1000", "out[i] = fmax(out[i], A[i][j] * x[j])"),
+    ("double", "1000", "out[i] = out[i] < A[i][j] * x[j] ? out[i] : A[i][j] * x[j]"),
+    ("int", "0", "out[i] -= A[i][j]"),
+])
+def test_exact_reductions_run_over_threads_by_default(tmp_path, t, init, update):
+    source = _program(tmp_path, "exact", t=t, init=init, update=update)
+    assert any(k.reductions for k in _kernels(source))
+    _verified(source)
+
+
+SCALAR = """
+#include <stdio.h>
+#define N 37
+#define M 29
+static void f(int A[N][M], int s[1], int t[1])
+{
+#pragma scop
+  s[0] = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++)
+      s[0] += A[i][j] * (j - 3);
+  t[0] = s[0] * 2;
+#pragma endscop
+}
+int main(void)
+{
+  static int A[N][M], s[1], t[1];
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) A[i][j] = (i * 3 + j * 7) % 11 - 4;
+  f(A, s, t);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: st\\n%d\\n%d\\nend   dump: st\\n==END   DUMP_ARRAYS==\\n", s[0], t[0]);
+  return 0;
+}
+"""
+
+
+def test_a_whole_nest_summed_into_one_location_stays_right(tmp_path):
+    """Both loops carry the sum and nothing else is parallel: the SCoP is serial for the
+    host/kernel split (schedule/host.py sees no coincident member), so it runs as before,
+    on the host; only bands below parallel code get their reduction member mapped."""
+    source = tmp_path / "scalar.c"
+    source.write_text(SCALAR)
+    assert not any(k.reductions for k in _kernels(source))
+    _verified(source)
+
+
+def test_a_location_read_inside_the_loop_is_no_reduction_loop(tmp_path):
+    """`out[i]` is read by another statement of the loop: the order matters, j stays serial."""
+    source = _program(tmp_path, "read", t="int", update="{ out[i] += A[i][j]; A[i][j] = out[i]; }")
+    assert not any(k.reductions for k in _kernels(source))
+    _verified(source)
+
+
+def test_tiles_with_several_rows_per_thread_keep_the_reduction_serial(tmp_path):
+    """The user's sizes give each thread two rows: one register per row would be needed."""
+    source = _program(tmp_path, "rows", t="int")
+    sizes = "{ kernel[0] -> tile[4, 32]; kernel[0] -> block[2, 32] }"
+    assert not any(k.reductions for k in _kernels(source, sizes=sizes, device_sizes=False))
+    _verified(source, "--sizes", sizes)
+
+
+def test_a_sum_over_threads_on_opencl(tmp_path):
+    _verified(_program(tmp_path, "ocl"), "--reductions", target="opencl")
+
+
+@pytest.mark.parametrize("sizes", [
+    "{ kernel[i] -> tile[1, 8]; kernel[i] -> block[1, 5]; kernel[i] -> grid[3] }",   # a tree over 5 threads
+    "{ kernel[i] -> tile[2, 32]; kernel[i] -> block[2, 32]; kernel[i] -> grid[2] }",  # tiles wrap round 2 blocks
+])
+def test_user_sizes_that_wrap_or_are_no_power_of_two(tmp_path, sizes):
+    source = _program(tmp_path, "user", t="int")
+    assert any(k.reductions for k in _kernels(source, sizes=sizes, device_sizes=False))
+    _verified(source, "--sizes", sizes)
+
+
+LAST = """
+#include <stdio.h>
+#define N 40
+#define M 33
+static void f(int A[N][M], int out[N], int last[N])
+{
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    out[i] = 0;
+    for (int j = 0; j < M; j++) {
+      out[i] += A[i][j];
+      if (j == M - 1)
+        last[i] = out[i] * 3;
+    }
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static int A[N][M], out[N], last[N];
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) A[i][j] = (i * 3 + j * 7) % 11 - 4;
+  f(A, out, last);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: last\\n");
+  for (int i = 0; i < N; i++) fprintf(stderr, "%d %d\\n", out[i], last[i]);
+  fprintf(stderr, "end   dump: last\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def test_a_location_read_after_the_last_update_in_the_band_keeps_the_loop_serial(tmp_path):
+    """`last[i] = out[i] * 3` at j = M - 1 reads the location in the band, after the last
+    update and at no distance from it along j: the partials would not have reached it."""
+    source = tmp_path / "last.c"
+    source.write_text(LAST)
+    assert not any(k.reductions for k in _kernels(source))
+    _verified(source)
