@@ -138,6 +138,7 @@ def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int, red
         return Choice(ppcg, f"PPCG's sizes fill {gpu.name} ({_share(ppcg_useful, gpu)})")
     candidates = _candidates(gpu, lengths, n_threads, min(3, lead), two_points=not reduction)
     best = max(candidates, key=lambda s: _score(s, lengths, gpu))
+    best = KernelSizes(best.tile, best.block, _fitted_grid(best, extents))
     useful = _useful(best, lengths)
     return Choice(best, f"chosen for {gpu.name}: {_share(useful, gpu)} (PPCG's sizes: {_share(ppcg_useful, gpu)})")
 
@@ -156,6 +157,22 @@ def _max_grid(gpu: GpuTarget, n_blocks: int) -> tuple[int, ...]:
     more blocks runs the extra tiles in the same blocks' next round."""
     limits = gpu.max_grid[len(gpu.max_grid) - n_blocks:] if n_blocks else ()
     return tuple(min(limit, _GRID_CAP) for limit in limits)
+
+
+def _fitted_grid(sizes: KernelSizes, extents: tuple[int | None, ...]) -> tuple[int, ...]:
+    """Per block dimension, a power of two above the number of tiles (one block each),
+    at most _GRID_CAP; PPCG's 256 where the loop is unbounded. A launch whose tile range
+    may start below 0 gets the whole grid (codegen/ast.py `_grid`: block b runs the
+    tiles congruent to b), so the grid must not be far larger than the tiles: a cap of
+    16384 x 16384 blocks made such a launch take minutes (fuzz 2615:206)."""
+    grid = []
+    for k, limit in enumerate(sizes.grid):
+        if extents[k] is None:
+            grid.append(min(limit, 256))
+            continue
+        tiles = math.ceil(max(1, extents[k]) / sizes.tile[k]) + 1
+        grid.append(min(limit, 1 << (tiles - 1).bit_length()))
+    return tuple(grid)
 
 
 def _candidates(gpu: GpuTarget, lengths: tuple[int, ...], n_threads: int, n_blocks: int, two_points: bool = True):
