@@ -81,10 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tile", action="store_true",
                    help="C target: tile the permutable bands (-S, --tile-sizes, --sizes)")
     p.add_argument("--reductions", action="store_true",
-                   help="C target: let floating-point sums and products (s += e, s *= e) be reassociated, "
-                        "as gcc's -fassociative-math: their loops may run in parallel (OpenMP `reduction`) "
-                        "and the rounding of the result may change. Integer reductions and min/max are "
-                        "exact and always reassociated; -v lists the reduction loops found")
+                   help="let floating-point sums and products (s += e, s *= e) be reassociated, as gcc's "
+                        "-fassociative-math: their loops may run in parallel (C: OpenMP `reduction`; CUDA, "
+                        "OpenCL: the threads of a block combine their partials in a fixed order) and the "
+                        "rounding of the result may change. Integer reductions and min/max are exact and "
+                        "always reassociated; -v lists the reduction loops found")
     p.add_argument("--opencl-embed-kernel-code", action="store_true",
                    help="opencl: the kernel source as a string in the host file, not read from NAME_kernel.cl")
     p.add_argument("--opencl-include-file", action="append", default=[], metavar="FILE",
