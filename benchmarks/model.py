@@ -41,6 +41,7 @@ import points  # noqa: E402
 from mapping import (TYPE_BYTES, CopySite, LaunchSite, NotConstant, OverBudget, c_value,  # noqa: E402
                      corner_environments, executions, names_in)
 from polybench.kernels import KERNELS, Kernel  # noqa: E402
+from ppcg_py.extract.c_math import arithmetic_kind  # noqa: E402
 from ppcg_py.extract.model import Reference, Scop, Statement  # noqa: E402
 from ppcg_py.gpu_targets import DEFAULT_GPU, GPUS, GpuTarget, gpu_named  # noqa: E402
 from ppcg_py.isl_context import maps_of, sets_of  # noqa: E402
@@ -372,7 +373,7 @@ class _Flops:
 
     def element(self, tag: str) -> str:
         try:
-            return _float_kind(self.scop.array(self.scop.access(tag).array).element_type)
+            return arithmetic_kind(self.scop.array(self.scop.access(tag).array).element_type)
         except KeyError:
             return "int"
 
@@ -383,10 +384,10 @@ class _Flops:
         if isinstance(node, c_ast.Constant):
             return node.type if node.type in ("double", "float") else "int"
         if isinstance(node, c_ast.ID):
-            return _float_kind(self.scalars.get(node.name, "int"))
+            return arithmetic_kind(self.scalars.get(node.name, "int"))
         if isinstance(node, c_ast.Cast):
             self.type_of(node.expr)
-            return _float_kind(" ".join(getattr(node.to_type.type.type, "names", ["int"])))
+            return arithmetic_kind(" ".join(getattr(node.to_type.type.type, "names", ["int"])))
         if isinstance(node, c_ast.Assignment):
             left, right = self.type_of(node.lvalue), self.type_of(node.rvalue)
             if node.op != "=":
@@ -422,15 +423,6 @@ class _Flops:
     def count(self, kind: str) -> None:
         if kind in self.counts:
             self.counts[kind] += 1
-
-
-def _float_kind(ctype: str) -> str:
-    words = ctype.split()
-    if "double" in words:
-        return "double"
-    if "float" in words:
-        return "float"
-    return "int"
 
 
 def statement_flops(statement: Statement, scop: Scop) -> tuple[int, int]:
