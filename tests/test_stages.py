@@ -12,7 +12,9 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "matmul.c"
 
 
 def _dump_after(stage: str, tmp_path, capsys) -> str:
-    assert main([f"--dump-after={stage}", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 0
+    # PPCG's sizes, which the placements below assume (150 x 130 launches fewer threads
+    # than a GPU holds, so the sizes chosen for it would differ)
+    assert main([f"--dump-after={stage}", "--sizes", "ppcg", "--output-dir", str(tmp_path), str(EXAMPLE)]) == 0
     return capsys.readouterr().out
 
 
