@@ -48,7 +48,11 @@ def test_promotion_with_sizes_verify(kernel, sizes, tmp_path):
 
 
 def _compile(tmp_path, kernel: str, *args: str) -> tuple[str, str]:
+    """The report and kernel file; with PPCG's sizes unless `args` give some (the
+    placements tested are those of PPCG's tiles)."""
     src = kernel_source(kernel)
+    if not any(a in ("--sizes", "--tile-sizes", "-S", "--tile-size") for a in args):
+        args = ("--sizes", "ppcg", *args)
     proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--report", "-I", str(POLYBENCH / "utilities"),
                            "-I", str(src.parent), "-DSMALL_DATASET", *args, "--output-dir", str(tmp_path),
                            str(src)], capture_output=True, text=True, check=True)

@@ -159,7 +159,7 @@ def _compile(tmp_path: Path, source: Path, *args: str) -> tuple[str, str]:
 
 # -- what the files hold (no runtime needed) ---------------------------------------
 def test_kernel_file_speaks_opencl(tmp_path):
-    host, kernel = _compile(tmp_path, _source(tmp_path, PROGRAMS["matmul"]))
+    host, kernel = _compile(tmp_path, _source(tmp_path, PROGRAMS["matmul"]), "--sizes", "ppcg")
     assert kernel.count("#pragma OPENCL EXTENSION cl_khr_fp64 : enable") == 1
     assert re.search(r"__kernel void kernel0\(__global double \*B, __global double \*A, int n, int m\)", kernel)
     assert "int b0 = get_group_id(1), b1 = get_group_id(0);" in kernel

@@ -109,6 +109,9 @@ class _Scope:
 class Generator:
     def __init__(self, rng: random.Random, features: Features) -> None:
         self.rng = rng
+        # the bitwise updates draw from a generator of their own, seeded from this one's
+        # state, so that every other choice of a seed's program stays what it was
+        self.bitwise_rng = random.Random(rng.getstate()[1][0])
         self.f = features
         self.base = self._weighted(TYPE_WEIGHTS)
         names = ["n", "m", "p"][: rng.randint(1, 3)]
@@ -368,8 +371,8 @@ class Generator:
         op = self._weighted((("=", 6), ("+=", 3), ("-=", 1), ("*=", 1 if ctype != "int" else 0)))
         if not target.subs and not self.readable(target.name, scope):
             op = "="  # an update would read a scalar that has no value yet
-        if ctype == "int" and op == "+=" and self.f.bitwise and self.chance(0.4):
-            op = self.rng.choice(("^=", "|=", "&="))   # exact reductions: GPU threads combine them
+        if ctype == "int" and op == "+=" and self.f.bitwise and self.bitwise_rng.random() < 0.4:
+            op = self.bitwise_rng.choice(("^=", "|=", "&="))   # exact reductions: GPU threads combine them
         if ctype == "int":
             rhs = Arith("%", rhs, Num(1009, "int"))
         elif op == "*=":
