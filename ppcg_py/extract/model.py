@@ -233,3 +233,18 @@ class Scop:
                 if acc.tag == tag:
                     return acc
         raise KeyError(tag)
+
+
+def extent_set(array: Array, context: isl.Set) -> isl.Set:
+    """{ A[i..] : 0 <= i_k < extent_k }, the declared elements of an array (where the
+    memory stage copies, and what bounds a loop when kernels are sized)."""
+    params = [context.get_dim_name(isl.dim_type.param, k) for k in range(context.dim(isl.dim_type.param))]
+    space = isl.Space.create_from_names(context.get_ctx(), set=[f"i{k}" for k in range(array.rank)],
+                                        params=params)
+    result = isl.Set.universe(space).intersect_params(context)
+    ls = isl.LocalSpace.from_space(space)
+    for k, extent in enumerate(array.extents):
+        var = isl.PwAff.var_on_domain(ls, isl.dim_type.set, k)
+        bound = extent.add_dims(isl.dim_type.in_, array.rank)
+        result = result.intersect(var.ge_set(isl.PwAff.zero_on_domain(ls))).intersect(var.lt_set(bound))
+    return result.set_tuple_name(array.name)

@@ -197,12 +197,9 @@ def reduction_steps(block_x: int) -> tuple[int, ...]:
 
 
 def _reduction_piece(kernel: Kernel, group: ArrayGroup, step: str, level: int) -> _Piece:
-    """A step that every thread of the block runs once per iteration of the loops
-    around `level`: none is guarded by a thread's own position (a barrier follows)."""
-    name = reduction_statement(kernel.name, group, step)
-    dims = ", ".join(f"x{k}" for k in range(level))
-    extension = isl.Map.read_from_str(kernel.domain.get_ctx(), f"{{ [{dims}] -> {name}[] }}")
-    return _Piece(isl.UnionMap.from_map(extension), isl.UnionSet.from_set(extension.range()))
+    """A step that every thread of the block runs: none is guarded by a thread's own
+    position (a barrier follows)."""
+    return _every_thread(kernel, reduction_statement(kernel.name, group, step), level)
 
 
 def _combination(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, syncs) -> list[_Piece]:
@@ -226,7 +223,11 @@ def _combination(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, syn
 
 
 def _sync(kernel: Kernel, number: int, level: int) -> _Piece:
-    name = f"{kernel.name}_sync_{number}"
+    return _every_thread(kernel, f"{kernel.name}_sync_{number}", level)
+
+
+def _every_thread(kernel: Kernel, name: str, level: int) -> _Piece:
+    """A statement `name[]` that every thread runs once per iteration of the loops around `level`."""
     dims = ", ".join(f"x{k}" for k in range(level))
     extension = isl.Map.read_from_str(kernel.domain.get_ctx(), f"{{ [{dims}] -> {name}[] }}")
     return _Piece(isl.UnionMap.from_map(extension), isl.UnionSet.from_set(extension.range()))

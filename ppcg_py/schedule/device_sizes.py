@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..extract.model import Scop
+from ..extract.model import Scop, extent_set
 from ..gpu_targets import GpuTarget
 from .sizes import DEFAULT_BLOCK, DEFAULT_GRID, KernelSizes, launchable
 
@@ -59,7 +59,7 @@ class Choice:
 def in_bounds_instances(scop: Scop) -> isl.UnionSet:
     """Each statement's instances whose every access lies inside its array's declared
     extents (the ones the program can execute without undefined behaviour)."""
-    boxes = {a.name: _array_box(scop.ctx, a.name, a.extents) for a in scop.arrays if not a.is_scalar}
+    boxes = {a.name: extent_set(a, scop.context) for a in scop.arrays if not a.is_scalar and a.extents}
     result = isl.UnionSet.empty(scop.context.get_space())
     for stmt in scop.statements:
         domain = stmt.domain
@@ -75,23 +75,6 @@ def in_bounds_instances(scop: Scop) -> isl.UnionSet:
                 continue
         result = result.union(isl.UnionSet.from_set(domain))
     return result
-
-
-def _array_box(ctx: isl.Context, name: str, extents: tuple[isl.PwAff, ...]) -> isl.Set | None:
-    """{ A[a..] : 0 <= a_k < extent_k }, the extents affine in the parameters."""
-    if not extents:
-        return None
-    try:
-        box = None
-        for k, extent in enumerate(extents):
-            bound = extent.add_dims(isl.dim_type.in_, len(extents)).set_tuple_id(isl.dim_type.in_, isl.Id(name, context=ctx))
-            space = isl.LocalSpace.from_space(bound.get_domain_space())
-            index = isl.PwAff.var_on_domain(space, isl.dim_type.set, k)
-            dim = index.ge_set(isl.PwAff.zero_on_domain(space)).intersect(index.lt_set(bound))
-            box = dim if box is None else box.align_params(dim.get_space()).intersect(dim.align_params(box.get_space()))
-    except isl.Error:
-        return None
-    return box
 
 
 def band_extents(band: isl.ScheduleNode, in_bounds: isl.UnionSet) -> tuple[int | None, ...]:

@@ -19,7 +19,7 @@ from ..isl_context import band_tiled, node_at, sets_of, statements_below, tree_p
 from ..names import Names
 from ..options import Options
 from .device_sizes import DeviceSizing, band_extents, choose_sizes
-from .reduction_threads import KernelReduction, ReducedLocation, reduction_member
+from .reduction_threads import ReducedLocation, reduction_member
 from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
@@ -50,7 +50,7 @@ class Kernel:
     host_schedule: isl.UnionMap | None = None    # instances -> host dims (all blocks)
     private: frozenset[str] = frozenset()        # scalars with a copy per thread (schedule/private.py)
     sizes_reason: str = ""                        # how the sizes were chosen for the device (-v)
-    reductions: tuple[KernelReduction, ...] = ()  # combined over thread x (schedule/reduction_threads.py)
+    reductions: tuple[ReducedLocation, ...] = ()  # combined over thread x (schedule/reduction_threads.py)
 
     @property
     def n_tile(self) -> int:
@@ -204,7 +204,7 @@ class KernelMapper:
         return kernel_sizes(self.options, self.sizes, index, band.band_n_member(), n_threads, n_blocks), ""
 
     def parallel_kernel(self, node: isl.ScheduleNode,
-                        reductions: tuple[KernelReduction, ...] = ()) -> isl.ScheduleNode:
+                        reductions: tuple[ReducedLocation, ...] = ()) -> isl.ScheduleNode:
         ctx = node.get_ctx()
         lead = _leading_coincident(node)
         if not node.band_get_permutable() and node.band_n_member() > 1:

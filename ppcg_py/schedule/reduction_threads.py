@@ -42,18 +42,8 @@ class ReducedLocation:
     location: isl.Map               # { S[i..] -> X[f(i)] }
 
 
-@dataclass(frozen=True)
-class KernelReduction:
-    """A reduction whose partials the threads of a kernel combine."""
-
-    statement: str
-    op: str
-    array: str
-    tags: frozenset[str]
-
-
 def reduction_member(band: isl.ScheduleNode, lead: int, reductions: Sequence[ReducedLocation],
-                     dependences: isl.UnionMap | None) -> tuple[KernelReduction, ...]:
+                     dependences: isl.UnionMap | None) -> tuple[ReducedLocation, ...]:
     """The reductions that let member `lead` of the band (the first that is not
     coincident) run in parallel threads, or () when it cannot."""
     if dependences is None or lead >= min(3, band.band_n_member()):
@@ -64,7 +54,8 @@ def reduction_member(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
         return ()
     domain = band.get_domain()
     local = dependences.intersect_domain(domain).intersect_range(domain)
-    local = local.intersect(_same(band.get_prefix_schedule_union_map().intersect_domain(domain)))
+    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
+    local = local.intersect(_same(prefix))
     partial = band.band_get_partial_schedule()
     members = [isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain) for k in range(lead + 1)]
     for member in members[:lead]:
@@ -78,12 +69,12 @@ def reduction_member(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     carried = [r for r in candidates if not zero_distance(_between(local, r.statement), members[lead])]
     if any(_to_others(local, r.statement) for r in carried):
         return ()
-    key = band.get_prefix_schedule_union_map().intersect_domain(domain)
+    key = prefix
     for member in members[:lead]:
         key = key.flat_range_product(member)
     if not carried or not all(_one_element(key, r) for r in carried):
         return ()
-    return tuple(KernelReduction(r.statement, r.op, r.array, r.tags) for r in carried)
+    return tuple(carried)
 
 
 def _same(values: isl.UnionMap) -> isl.UnionMap:
