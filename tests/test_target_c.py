@@ -189,7 +189,8 @@ def test_time_loop_is_one_parallel_region(options, tmp_path):
     assert re.findall(r"#pragma omp parallel\b.*", text) == ["#pragma omp parallel"], text
     assert re.search(r"#pragma omp parallel\n\s*for \(int c0 = 0; c0 <= 5; c0\+\+\) \{\n"
                      r"\s*#pragma omp single\n\s*\{\n\s*x\[c0\] = [^\n]*\n\s*s = ", text), text
-    assert re.findall(r"#pragma omp for.*", text) == ["#pragma omp for", "#pragma omp for firstprivate(t)"], text
+    assert re.findall(r"#pragma omp for.*", text) == ["#pragma omp for",
+                                                      "#pragma omp for firstprivate(t) lastprivate(t)"], text
     assert len(re.findall(r"#pragma omp single", text)) == 1, text
 
 

@@ -143,8 +143,11 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
         # firstprivate: isl may print a statement that the schedule runs in the loop's
         # first iteration before the loop (one iteration of a tile loop left, fuzz
         # 2612:797: `sum = 1;` then a loop whose first iteration reads it); each
-        # thread's copy then starts from that value
-        clause = f" firstprivate({', '.join(sorted(loop.private))})" if loop.private else ""
+        # thread's copy then starts from that value. lastprivate: likewise after the
+        # loop, a statement of its last iteration that reads a value that iteration
+        # wrote (fuzz 2617:161: `for (c0 ...) v1 = 1;` then `A[n-1][n-1] = v1;`)
+        names = ', '.join(sorted(loop.private))
+        clause = f" firstprivate({names}) lastprivate({names})" if loop.private else ""
         clause += reduction_clauses(loop.reductions, scop, extents)
         parallel_pragmas.append(c_ast.Pragma(f"omp parallel for{clause}"))
         return _with_pragma(body, parallel_pragmas[-1], iterators[loop.depth])
