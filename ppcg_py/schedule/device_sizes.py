@@ -30,12 +30,17 @@ import islpy as isl
 
 from ..extract.model import Scop, extent_set
 from ..gpu_targets import GpuTarget
+from ..isl_context import maps_of
 from .sizes import DEFAULT_BLOCK, DEFAULT_GRID, KernelSizes, launchable
 
 _UNKNOWN = 1 << 20                     # an unbounded loop: long enough to fill any device
 _X_THREADS = (32, 64, 128, 256)        # thread x: whole warps
 _OUTER_THREADS = (1, 2, 4, 8, 16, 32)
 _PPCG_TILE = 32
+# PPCG's 3-D blocks (4x4x32 threads on a 32x32x32 tile) give each thread 64 points: as
+# registers (doitgen's expanded `sum`), 64 doubles per thread spill, and the AST of
+# their copies takes isl seconds. Its 2-D blocks give each thread at most 4.
+_MAX_POINTS = 4
 # Blocks per dimension at most: a power of two that prints as an int, since the tile
 # loops' bounds divide by grid x tile (a shift, and no 64-bit division, for powers of
 # two: a cap of 65535 made lu and cholesky 15-23% slower on an H200)
@@ -79,22 +84,21 @@ def in_bounds_instances(scop: Scop) -> isl.UnionSet:
 
 def band_extents(band: isl.ScheduleNode, in_bounds: isl.UnionSet) -> tuple[int | None, ...]:
     """Per band member, how many values it takes over the instances in bounds, for any
-    parameter values; None where no array bounds it."""
+    parameter values; None where no array bounds it. A statement whose accesses do not
+    bound the member (doitgen's `sum_1[r][q][p] = 0`, whose array is sized by the loops)
+    runs in the same loop as those that do: the longest of theirs is the estimate."""
     domain = band.get_domain().intersect(in_bounds)
     partial = band.band_get_partial_schedule()
     extents: list[int | None] = []
     for k in range(band.band_n_member()):
-        extents.append(_extent(isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain)))
+        values = isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain)
+        known = [e for e in (_extent(m.range()) for m in maps_of(values)) if e is not None]
+        extents.append(max(known) if known else None)
     return tuple(extents)
 
 
-def _extent(values: isl.UnionMap) -> int | None:
+def _extent(rng: isl.Set) -> int | None:
     try:
-        found: list[isl.Set] = []
-        values.range().foreach_set(found.append)
-        if len(found) != 1:
-            return None
-        rng = found[0]
         rng = rng.project_out(isl.dim_type.param, 0, rng.dim(isl.dim_type.param))
         if rng.is_empty() or not rng.is_bounded():
             return None
@@ -117,13 +121,19 @@ def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int, red
     ppcg = ppcg_sizes(n_members, n_threads, min(2, lead))
     ppcg_useful = _useful(ppcg, lengths)
     one_point = all(ppcg.tile[k] == ppcg.block[k] for k in range(min(lead, n_threads))) or not reduction
-    if ppcg_useful >= gpu.resident_threads and one_point:
+    if ppcg_useful >= gpu.resident_threads and one_point and _points_per_thread(ppcg) <= _MAX_POINTS:
         return Choice(ppcg, f"PPCG's sizes fill {gpu.name} ({_share(ppcg_useful, gpu)})")
     candidates = _candidates(gpu, lengths, n_threads, min(3, lead), two_points=not reduction)
     best = max(candidates, key=lambda s: _score(s, lengths, gpu))
     best = KernelSizes(best.tile, best.block, _fitted_grid(best, extents))
     useful = _useful(best, lengths)
     return Choice(best, f"chosen for {gpu.name}: {_share(useful, gpu)} (PPCG's sizes: {_share(ppcg_useful, gpu)})")
+
+
+def _points_per_thread(sizes: KernelSizes) -> int:
+    """The points of one tile that each thread runs (their registers, when the memory
+    stage keeps a thread's elements there)."""
+    return math.prod(math.ceil(sizes.tile[k] / threads) for k, threads in enumerate(sizes.block))
 
 
 def ppcg_sizes(n_members: int, n_threads: int, n_blocks: int) -> KernelSizes:
