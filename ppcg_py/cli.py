@@ -114,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "iteration, as PPCG does [on]")
     p.add_argument("--no-live-range-reordering", dest="live_range_reordering", action="store_false",
                    help="keep every anti and output dependence")
+    p.add_argument("--expand-arrays", dest="expand_arrays", action="store_true", default=True,
+                   help="GPU targets: give an array whose values live within one iteration of the loops "
+                        "around it a copy per iteration in device memory, so those loops run in parallel [on]")
+    p.add_argument("--no-expand-arrays", dest="expand_arrays", action="store_false",
+                   help="keep every array as the program declares it (as PPCG)")
     p.add_argument("--schedule-timeout", type=float, default=30.0, metavar="SECONDS",
                    help="bound on isl's scheduler per SCoP, in CPU seconds; then the original loop order "
                         "is kept [30]")
@@ -193,7 +198,7 @@ def options_from(args: argparse.Namespace) -> Options:
         tile_size=args.tile_size or Options.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes,
         cache_tiles=not given and not ppcg_defaults, context=args.ctx,
         assume_nonneg=args.assume_non_negative_parameters, reschedule=not args.no_reschedule,
-        live_range_reordering=args.live_range_reordering,
+        live_range_reordering=args.live_range_reordering, expand_arrays=args.expand_arrays,
         schedule_timeout=args.schedule_timeout, timeout=args.timeout,
         isl_max_operations=args.isl_max_operations, dataflow_max_operations=args.dataflow_max_operations,
         serialize_sccs=args.isl_schedule_serialize_sccs, whole_component=args.isl_schedule_whole_component,

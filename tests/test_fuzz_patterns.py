@@ -19,7 +19,7 @@ from fuzz.shrink import _runnable
 
 SAMPLE = 200
 NEW = ("scalar_private", "scalar_accumulate", "scalar_after_loop", "scalar_carried", "scalar_temporary",
-       "local_assigned", "local_nested", "local_shadow", "array_shifted")
+       "local_assigned", "local_nested", "local_shadow", "array_shifted", "array_buffer")
 OFF = Features(scalar_flow=False, local_scopes=False, array_overlap=False, dynamic=False, external=False)
 
 N = (("n", 6),)
@@ -68,7 +68,7 @@ def test_without_the_idioms_the_new_patterns_are_rare():
     """Features scalar_flow, local_scopes and array_overlap off give the programs
     of before: no temporaries, no local declared without a value, no shadowing."""
     share = rates([generate(f"patterns:{k}", OFF) for k in range(60)])
-    for name in ("scalar_temporary", "local_assigned", "local_shadow", "array_shifted"):
+    for name in ("scalar_temporary", "local_assigned", "local_shadow", "array_shifted", "array_buffer"):
         assert share[name] == 0, (name, share)
 
 
@@ -81,7 +81,8 @@ def test_the_idioms_only_add_to_the_base_program():
         if base.params != enriched.params:
             continue  # the idioms made the program too long for its sizes: smaller ones
         kept += 1
-        assert base.arrays == enriched.arrays
+        buffers = enriched.arrays[len(base.arrays):]     # the buffer idiom's new rows
+        assert base.arrays == enriched.arrays[:len(base.arrays)] and all(b.name.startswith("buf") for b in buffers)
         for before, after in zip(base.scops, enriched.scops, strict=True):
             assert _subsequence(_statements(before), _statements(after)), render(enriched)
     assert kept >= 20

@@ -21,6 +21,7 @@ from .parallel import mark_coincident, respects
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .private import changed_values, privatize
 from .device_sizes import DeviceSizing, in_bounds_instances
+from .expansion import Expansion, expand_temporaries, expansion_notes
 from .reduction_threads import ReducedLocation
 from .sizes import KernelSizes, parse_sizes
 
@@ -64,7 +65,8 @@ def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSiz
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
-                     fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None) -> isl.Schedule:
+                     fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
+                     last: frozenset[str] = frozenset()) -> isl.Schedule:
     """isl's schedule; the original loop order when asked, or when isl takes too long.
 
     With live-range reordering, the order dependences of the variables not in
@@ -74,12 +76,19 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
     live ranges could only be reordered along loops that one thread runs.
 
     `serial`: more dependences for the coincidence constraints alone (chains of
-    reductions whose order may change but which no parallel loop may split)."""
+    reductions whose order may change but which no parallel loop may split).
+    `last`: statements that run after all others in their original order (the copies
+    back of expanded arrays, expansion.py), which isl's fusion would only complicate."""
     coincidence = deps.coincidence(fixed) if serial is None else deps.coincidence(fixed).union(serial)
     if not options.reschedule or not deps.value_based:   # a SCoP too costly for isl's dataflow
         return mark_coincident(scop.schedule, coincidence)   # is too costly for its scheduler
-    constraints = (isl.ScheduleConstraints.on_domain(scop.domain).set_context(scop.context)
-                   .set_validity(deps.validity(fixed)).set_coincidence(coincidence))
+    domain, validity = scop.domain, deps.validity(fixed)
+    if last:
+        domain = _statements_domain(scop, exclude=last)
+        coincidence = coincidence.intersect_domain(domain).intersect_range(domain)
+        validity = validity.intersect_domain(domain).intersect_range(domain)
+    constraints = (isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
+                   .set_validity(validity).set_coincidence(coincidence))
     if deps.reordering:
         constraints = (constraints.set_conditional_validity(deps.tagged_flow, deps.conditional_validity(fixed))
                        .set_proximity(deps.flow.union(deps.false)))
@@ -98,10 +107,24 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
                          f"of '{scop.function}'; keeping the original loop order (its parallel loops still "
                          "run on the GPU); --schedule-timeout sets the bound", scop.file, scop.start_line, 1)
         return mark_coincident(scop.schedule, coincidence)
+    if last:
+        schedule = schedule.sequence(mark_coincident(scop.schedule, coincidence).intersect_domain(
+            _statements_domain(scop, only=last)))
     if deps.reordering and not respects(schedule, deps.validity(fixed)):
         # a safety net under isl's conditional validity (see above): every order dependence kept
-        return compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays), serial)
+        return compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays), serial,
+                                last)
     return schedule
+
+
+def _statements_domain(scop: Scop, *, exclude: frozenset[str] = frozenset(),
+                       only: frozenset[str] | None = None) -> isl.UnionSet:
+    """The instances of the statements in `only` (all by default) but those in `exclude`."""
+    result = isl.UnionSet.empty(scop.context.get_space())
+    for stmt in scop.statements:
+        if stmt.name not in exclude and (only is None or stmt.name in only):
+            result = result.union(isl.UnionSet.from_set(stmt.domain))
+    return result
 
 
 def scheduling_start(scop: Scop, options: Options, diagnostics: Diagnostics):
@@ -125,13 +148,19 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     and the SCoP scheduled again: rare, and at most once per scalar."""
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
     deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
+    expansions: tuple[Expansion, ...] = ()
+    if options.expand_arrays:
+        scop, expansions = expand_temporaries(scop, deps)
+        if expansions:      # the dependences of the program as it now is
+            deps, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
+    copies_back = frozenset(e.copy_back for e in expansions if e.copy_back)
     warned = False
     every = _every_dependence(deps)
     host_only = frozenset(s.name for s in scop.statements if s.calls)
     device = device_sizing(scop, options)
     reductions = reduced_locations(scop, options)
     while True:
-        schedule = compute_schedule(scop, deps, options, diagnostics, fixed)
+        schedule = compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
         schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
         schedule, ends = host_ends(schedule)
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
@@ -155,13 +184,13 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
             break
         fixed |= unsafe
     kernels = [replace(k, private=p.private) for k, p in zip(kernels, found)]
-    notes = ()
+    notes = expansion_notes(scop, expansions) if options.verbose else ()
     if options.verbose and scop.reductions:
         every_reduction = reduced_locations(scop, replace(options, reductions=True))
         would = None if options.reductions or every_reduction == reductions else \
             _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements, host_only, every, device,
                     every_reduction)[2]
-        notes = gpu_reduction_notes(scop, kernels, would)
+        notes += gpu_reduction_notes(scop, kernels, would)
     return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends, notes=notes)
 
 

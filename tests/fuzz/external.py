@@ -87,6 +87,7 @@ class Externals(Idioms):
     def add(self, program: Program) -> Program:
         table = self.table()
         self.g.scalars = list(program.scalars)     # the idioms' temporaries too
+        self.g.arrays = list(program.arrays)       # and their buffers
         self.taken |= {r.name for scop in program.scops for n in walk_nodes(scop) for r in node_refs(n)}
         for _ in range(self.g._weighted(INSERTIONS)):
             program = self.insert(program, self.g._weighted(table))

@@ -21,6 +21,7 @@ inserts it at a random place of the finished program:
     arrays         two_reads  `C[i][j] += A[i][k] * A[j][k]` in a new inner loop
     (array_overlap) in_place  `A[i][j] = A[i][j+1] + A[i+1][j]`
                    shifted    `for i < n/2: A[i] = A[i + (n+1)/2]` (halves), `A[i] = A[i + n/2]`
+                   buffer     `for k: T[k] = ...; for k: B[i][k] = T[n-1-k];` (a temporary row)
 
 The scalar idioms use the function's scalars (in-out ones, whose final value
 the program dumps, and temporaries the SCoP alone uses, some declared without a
@@ -47,11 +48,13 @@ from dataclasses import dataclass, replace
 from .generate import ITERATORS, Features, Generator, _Scope
 from .program import (
     Arith,
+    ArrayDecl,
     Assign,
     Bin,
     Const,
     DExpr,
     If,
+    Index,
     Local,
     Loop,
     Node,
@@ -174,6 +177,8 @@ class Idioms:
         self.f = features
         self.temporaries: list[ScalarDecl] = []
         self.g.scalars = list(gen.scalars)
+        self.g.arrays = list(gen.arrays)
+        self.buffers: list[ArrayDecl] = []
         self.taken = {a.name for a in gen.arrays} | {n for n, _ in gen.params} | set(ITERATORS) \
             | {s.name for s in gen.scalars}
         self.counter = 0
@@ -186,7 +191,7 @@ class Idioms:
         if self.f.local_scopes and self.f.locals:
             table += [(Idioms.assigned, 1), (Idioms.shadow, 3), (Idioms.nested, 1)]
         if self.f.array_overlap:   # the base programs have the first two often already
-            table += [(Idioms.two_reads, 1), (Idioms.in_place, 1), (Idioms.shifted, 3)]
+            table += [(Idioms.two_reads, 1), (Idioms.in_place, 1), (Idioms.shifted, 3), (Idioms.buffer, 3)]
         return table
 
     def enrich(self, program: Program) -> Program:
@@ -203,7 +208,8 @@ class Idioms:
             program = self.across(program)
         used = {r.name for scop in program.scops for n in walk_nodes(scop) for r in node_refs(n)}
         temporaries = tuple(s for s in self.temporaries if s.name in used)
-        return replace(program, scalars=program.scalars + temporaries)
+        buffers = tuple(b for b in self.buffers if b.name in used)
+        return replace(program, scalars=program.scalars + temporaries, arrays=program.arrays + buffers)
 
     def insert(self, program: Program, idiom: Idiom) -> Program:
         """`program` with one `idiom` at a random place it fits (unchanged if none)."""
@@ -610,6 +616,29 @@ class Idioms:
         if arr.ctype == "int":
             return (Assign(Ref(arr.name, subs), "=", Arith("%", total, Num(1009, "int"))),)
         return (Assign(Ref(arr.name, subs), "=", Arith("*", Num(1.0 / len(reads)), total)),)
+
+    def buffer(self, point: Point) -> tuple[Node, ...] | None:
+        """A temporary row (doitgen's `sum`), a new array written in one loop and read
+        back in the next within one iteration of the loops around: `for k: T[k] = ...;
+        for k: B[..] = ... T[k] (or T[n - 1 - k]) ...`. A compiler may give it a copy
+        per iteration of those loops, and must copy its last values back."""
+        scope = point.scope
+        if not scope.iterators or len(scope.iterators) >= len(ITERATORS):
+            return None
+        name = self.fresh("buf")
+        decl = ArrayDecl(name, self.array_type(), 1)
+        var = ITERATORS[len(scope.iterators)]
+        inner = replace(scope, iterators=scope.iterators + (var,))
+        k, p = Var(var), self.g.param()
+        read = self.use(inner, Ref(name, (k,) if self.chance(0.5) else (Bin("-", Bin("-", p, Const(1)), k),)),
+                        decl.ctype)
+        self.g.arrays.append(decl)      # only while its write is built: other statements leave it alone
+        write = self.use(inner, Index(k), decl.ctype, target=Ref(name, (k,)))
+        self.g.arrays.remove(decl)
+        if write is None or read is None:
+            return None
+        self.buffers.append(decl)
+        return (Loop(var, Const(0), p, (write,), 1), Loop(var, Const(0), p, (read,), 1))
 
     def shifted(self, point: Point) -> tuple[Node, ...] | None:
         """Reads at a shift of half a parameter: disjoint halves (`for i < n/2:

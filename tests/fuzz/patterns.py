@@ -29,6 +29,8 @@ case, so that a failure says which patterns its program has.
                        of it (`A[i][j] = A[i][j+1] + A[i+1][j]`)
     array_shifted      a statement reading an array at a shift that depends on a
                        parameter (`A[i][j] = A[i + n/2][j]`)
+    array_buffer       a temporary row written in one loop and read back in the next,
+                       inside another loop (`for k: T[k] = ...; for k: ... T[k] ...`)
 """
 from __future__ import annotations
 
@@ -52,13 +54,13 @@ from .program import (
 PATTERNS = ("scalar_private", "scalar_accumulate", "scalar_after_loop", "scalar_carried",
             "scalar_across_scops", "scalar_temporary", "scalar_live_out",
             "local_declared", "local_assigned", "local_nested", "local_shadow",
-            "array_two_reads", "array_in_place", "array_shifted")
+            "array_two_reads", "array_in_place", "array_shifted", "array_buffer")
 
 
 def patterns(program: Program, fp: Footprint | None = None) -> frozenset[str]:
     """The patterns `program` contains (names from PATTERNS)."""
     fp = fp if fp is not None else footprint(program)
-    found = _flow_patterns(fp) | _local_patterns(program) | _array_patterns(program)
+    found = _flow_patterns(fp) | _local_patterns(program) | _array_patterns(program) | _buffers(program)
     return frozenset(found)
 
 
@@ -111,6 +113,22 @@ def _local_patterns(program: Program) -> set[str]:
     for scop in program.scops:
         block(scop, frozenset(function_names), frozenset(), False)
     return found
+
+
+def _buffers(program: Program) -> set[str]:
+    """The buffer idiom's rows: an array `buf..` written inside a loop inside a loop."""
+    buffers = {a.name for a in program.arrays if a.name.startswith("buf")}
+
+    def nested_write(nodes: tuple[Node, ...], depth: int) -> bool:
+        for node in nodes:
+            if isinstance(node, Assign) and depth >= 2 and node.target.name in buffers:
+                return True
+            if isinstance(node, Loop) and nested_write(node.body, depth + 1):
+                return True
+            if isinstance(node, If) and (nested_write(node.then, depth) or nested_write(node.orelse, depth)):
+                return True
+        return False
+    return {"array_buffer"} if buffers and any(nested_write(scop, 0) for scop in program.scops) else set()
 
 
 # -- arrays: from each statement's references -------------------------------------

@@ -1,0 +1,274 @@
+"""Temporary arrays expanded along the loops that reuse them (array privatization).
+
+doitgen's `sum[p]` is written and read back within each iteration `(r, q)`: every
+value it carries lives inside one iteration, yet its anti and output dependences
+from one iteration to the next keep `r` and `q` serial (42,000 launches of 160
+threads). A scalar in that position gets a copy per thread (private.py). An array
+gets a copy per iteration of those loops instead: `sum[p]` becomes `sum_1[r][q][p]`,
+a device-only array (`Array.local`) whose leading dimensions are the loops' values,
+as an array declared inside the loops is (extract/local_arrays.py). Its dependences
+are then those of its values alone, and the loops may run in parallel. The memory
+stage still puts a thread's own elements in registers where it can.
+
+An array is expanded over the outermost loops around all of its references when
+- the dependences are value-based, every reference exact and every write a
+  must-write (its live ranges are then known exactly), and no read sees a value
+  from before the SCoP;
+- every live range starts and ends within one iteration of those loops;
+- some element is written in two iterations of a loop that no other dependence
+  keeps serial (else nothing is gained: durbin's `z` and adi's `p`, `q`, `v` are
+  rewritten in every iteration of a time loop that stays serial anyway, and their
+  copies per step would take gigabytes).
+A loop whose value the element and the outer loops already fix adds no dimension,
+nor does a loop that other dependences keep serial.
+When code after the SCoP may read the array, a statement added after the SCoP
+copies each element's last value back (`sum[p] = sum_1[nr - 1][nq - 1][p]`).
+
+The expansion is a rewrite of the program that preserves every value read, so the
+scheduler needs no special constraint and every schedule it finds is valid.
+The price is memory, growing with the loops' extents: -v names each expansion.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import islpy as isl
+from pycparser import c_ast
+
+from ..extract.local_arrays import expanded
+from ..extract.model import Access, Array, Reference, Scop, Statement
+from ..isl_context import maps_of, statement_names
+from ..names import fresh_name
+from .dependences import Dependences, of_named
+
+
+@dataclass(frozen=True)
+class Expansion:
+    """One array given a copy per iteration of the loops around it."""
+
+    array: str              # the program's array
+    copy: str               # the device-only array that replaces it in the SCoP
+    loops: int              # the loops it is expanded over (leading dimensions of `copy`)
+    copy_back: str | None   # the statement that copies the last values back, if any
+
+
+def expand_temporaries(scop: Scop, deps: Dependences) -> tuple[Scop, tuple[Expansion, ...]]:
+    """The SCoP with each qualifying array expanded (see the module's docstring)."""
+    if not deps.value_based:
+        return scop, ()
+    done: list[Expansion] = []
+    taken = set(scop.used_names) | {s.name for s in scop.statements} | {k.name for k in scop.kills} \
+        | {a.tag for s in scop.statements for a in s.accesses} | {k.tag for k in scop.kills}
+    for array in scop.arrays:
+        if array.is_scalar or array.local or array.member is not None or array.hidden:
+            continue
+        prefix = _qualifying_prefix(scop, deps, array.name)
+        if prefix is None:
+            continue
+        scop, expansion = _expanded(scop, array, prefix, taken)
+        done.append(expansion)
+    return scop, tuple(done)
+
+
+def _qualifying_prefix(scop: Scop, deps: Dependences, name: str) -> dict[str, isl.Map] | None:
+    """Per statement referring to `name`, its values of the loops to expand over
+    (those that add a dimension), or None when the array does not qualify."""
+    accesses = [(s, a) for s in scop.statements for a in s.accesses if a.array == name]
+    if not accesses or any(not a.exact or (a.is_write and not a.must) for _, a in accesses):
+        return None
+    if not of_named(deps.live_in, {name}).is_empty():
+        return None
+    users = frozenset(s.name for s, _ in accesses)
+    loops = _common_loops(scop.schedule, users)
+    if not loops:
+        return None
+    writes = _union(a.index for _, a in accesses if a.is_write)
+    reads = _union(a.index for _, a in accesses if a.is_read)
+    if writes is None:
+        return None
+    flow = deps.flow.intersect(writes.apply_range(reads.reverse())) if reads is not None else None
+    depth = len(loops)
+    while depth > 0 and flow is not None and not _within(flow, _prefix(loops[:depth])):
+        depth -= 1
+    if depth == 0:
+        return None
+    others = _other_dependences(deps, writes, reads)
+    kept = [k for k in _dimensions(writes, loops[:depth]) if not _carried(others, loops, k)]
+    if not kept:
+        return None     # no loop that the copies would make parallel
+    prefix = _prefix([loops[k] for k in kept])
+    return {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(prefix.intersect_domain(scop.domain))
+            if m.get_tuple_name(isl.dim_type.in_) in users}
+
+
+def _common_loops(schedule: isl.Schedule, users: frozenset[str]) -> list[isl.UnionMap]:
+    """The loops (band members) of the original order around every statement in
+    `users`, outermost first, each as its schedule { S[i] -> [value] }."""
+    node, loops = schedule.get_root(), []
+    while True:
+        kind = node.get_type()
+        if kind == isl.schedule_node_type.band:
+            partial = node.band_get_partial_schedule()
+            loops += [isl.UnionMap.from_union_pw_aff(partial.get_union_pw_aff(k))
+                      for k in range(node.band_n_member())]
+        elif kind in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
+            holding = [k for k in range(node.n_children())
+                       if users & statement_names(node.child(k).filter_get_filter())]
+            if len(holding) != 1:
+                return loops
+            node = node.child(holding[0])
+        elif kind == isl.schedule_node_type.leaf or not node.has_children():
+            return loops
+        node = node.child(0)
+
+
+def _prefix(loops: list[isl.UnionMap]) -> isl.UnionMap:
+    """{ S[i] -> [l0, l1, ...] }: the values of `loops` at each instance."""
+    result = loops[0]
+    for loop in loops[1:]:
+        result = result.flat_range_product(loop)
+    return result
+
+
+def _within(flow: isl.UnionMap, prefix: isl.UnionMap) -> bool:
+    """Whether every dependence of `flow` stays within one iteration of `prefix`."""
+    between = flow.apply_domain(prefix).apply_range(prefix)
+    return between.is_empty() or between.deltas().is_subset(_zero(between))
+
+
+def _zero(between: isl.UnionMap) -> isl.UnionSet:
+    space = maps_of(between)[0].get_space().range()
+    zero = isl.Set.universe(space)
+    for k in range(space.dim(isl.dim_type.set)):
+        zero = zero.fix_dim_si(k, 0)
+    return isl.UnionSet.from_set(zero)
+
+
+def _dimensions(writes: isl.UnionMap, loops: list[isl.UnionMap]) -> list[int]:
+    """The loops that tell apart writes of one element: a loop whose value the element
+    and the loops kept before it fix for every write adds no dimension. Empty when
+    no element is written in two iterations."""
+    kept: list[int] = []
+    for k in range(len(loops)):
+        if not _fixed_by(writes, [loops[j] for j in kept], loops[k]):
+            kept.append(k)
+    return kept
+
+
+def _other_dependences(deps: Dependences, writes: isl.UnionMap, reads: isl.UnionMap | None) -> isl.UnionMap:
+    """The dependences but the array's own anti and output ones (those between two of its
+    references to one element; an anti or output pair that also conflicts through
+    another array is lost too, which only makes a loop look freer). Scalars' anti and
+    output dependences are left out: their live ranges may be reordered and they get
+    copies per thread."""
+    false = deps.array_false if deps.reordering else deps.false
+    accesses = writes if reads is None else writes.union(reads)
+    false = false.subtract(writes.apply_range(accesses.reverse())).subtract(accesses.apply_range(writes.reverse()))
+    result = deps.flow.union(false)
+    return result if deps.forced is None else result.union(deps.forced)
+
+
+def _carried(dependences: isl.UnionMap, loops: list[isl.UnionMap], k: int) -> bool:
+    """Whether loop `k` carries one of `dependences` (between instances with the same
+    values of the loops outside it): then it stays serial whatever the copies."""
+    if k:
+        outer = _prefix(loops[:k])
+        dependences = dependences.intersect(outer.apply_range(outer.reverse()))
+    return not _within(dependences, loops[k])
+
+
+def _fixed_by(writes: isl.UnionMap, kept: list[isl.UnionMap], loop: isl.UnionMap) -> bool:
+    """Whether, over the writes, the element and the `kept` loops' values fix `loop`'s."""
+    key = writes if not kept else writes.range_product(_prefix(kept))
+    return key.reverse().apply_range(loop).is_single_valued()
+
+
+def _expanded(scop: Scop, array: Array, prefix: dict[str, isl.Map],
+              taken: set[str]) -> tuple[Scop, Expansion]:
+    """`scop` with `array`'s references moved to its expansion, and the copy back."""
+    copy = fresh_name(array.name, taken, numbered=True)
+    statements = [_moved(s, array.name, copy, prefix.get(s.name)) for s in scop.statements]
+    copy_back = None
+    extra: list[Statement] = []
+    if array.live_after:
+        copy_back = fresh_name("S", taken, numbered=True)
+        extra = [_copy_back(scop, array, copy, copy_back, prefix, taken)]
+    statements, _, local = expanded(copy, array.element_type, statements + extra, [], scop.context,
+                                    array.declared_line)
+    arrays = tuple(a for a in scop.arrays if a.name != array.name or array.live_after) + (local,)
+    schedule = scop.schedule
+    if extra:
+        schedule = schedule.sequence(_schedule_of(extra[0]))
+    reductions = tuple(replace(r, array=copy) if r.array == array.name else r for r in scop.reductions)
+    result = replace(scop, statements=tuple(statements), arrays=arrays, schedule=schedule,
+                     schedule_with_kills=None if scop.schedule_with_kills is None or not extra
+                     else scop.schedule_with_kills.sequence(_schedule_of(extra[0])),
+                     reductions=reductions, used_names=scop.used_names | {copy})
+    depth = next(iter(prefix.values())).dim(isl.dim_type.out)
+    return result, Expansion(array.name, copy, depth, copy_back)
+
+
+def _moved(stmt: Statement, name: str, copy: str, prefix: isl.Map | None) -> Statement:
+    if prefix is None:
+        return stmt
+    accesses = tuple(replace(a, array=copy, index=_prepended(prefix, a.index, copy)) if a.array == name else a
+                     for a in stmt.accesses)
+    return replace(stmt, accesses=accesses)
+
+
+def _prepended(prefix: isl.Map, index: isl.Map, copy: str) -> isl.Map:
+    """{ S[i] -> copy[l.., e..] } from { S[i] -> [l..] } and { S[i] -> A[e..] }."""
+    prefix, index = prefix.align_params(index.get_space()), index.align_params(prefix.get_space())
+    return prefix.intersect_domain(index.domain()).flat_range_product(index).set_tuple_name(isl.dim_type.out, copy)
+
+
+def _copy_back(scop: Scop, array: Array, copy: str, name: str, prefix: dict[str, isl.Map],
+               taken: set[str]) -> Statement:
+    """`A[e] = copy[last(e), e]` over the elements the SCoP writes: the value that the
+    last iteration (of the expanded loops) writing each element left there."""
+    writes = _union(a.index for s in scop.statements for a in s.accesses if a.array == array.name and a.is_write)
+    iterations = _union(p for p in prefix.values())
+    last = isl.Map.from_union_map(writes.reverse().apply_range(iterations)).lexmax()
+    elements = last.domain()
+    rank = array.rank
+    domain = elements.set_tuple_name(name)
+    identity = isl.Map.identity(elements.get_space().map_from_set()).set_tuple_name(isl.dim_type.in_, name)
+    write = identity.set_tuple_name(isl.dim_type.out, array.name).intersect_domain(domain)
+    read = last.set_tuple_name(isl.dim_type.in_, name).flat_range_product(
+        identity.set_tuple_name(isl.dim_type.out, array.name)).set_tuple_name(isl.dim_type.out, copy)
+    write_tag, read_tag = fresh_name("ref", taken, numbered=True), fresh_name("ref", taken, numbered=True)
+    body = c_ast.Assignment("=", Reference(write_tag), Reference(read_tag))
+    iterators = tuple(fresh_name("e", taken, numbered=True) for _ in range(rank))
+    accesses = (Access(array.name, write, False, True, write_tag),
+                Access(copy, read.intersect_domain(domain), True, False, read_tag))
+    first = min((s for s in scop.statements if any(a.array == array.name for a in s.accesses)),
+                key=lambda s: (s.line, s.col))
+    return Statement(name, domain, iterators, accesses, body, first.line, first.col)
+
+
+def _schedule_of(stmt: Statement) -> isl.Schedule:
+    """The copy back's order: its elements in order, after the rest of the SCoP."""
+    domain = isl.UnionSet.from_set(stmt.domain)
+    schedule = isl.Schedule.from_domain(domain)
+    if stmt.domain.dim(isl.dim_type.set) == 0:
+        return schedule
+    partial = isl.MultiUnionPwAff.from_union_map(isl.UnionMap.from_map(
+        isl.Map.identity(stmt.domain.get_space().map_from_set()).intersect_domain(stmt.domain)
+        .reset_tuple_id(isl.dim_type.out)))
+    return schedule.insert_partial_schedule(partial)
+
+
+def _union(maps) -> isl.UnionMap | None:
+    result = None
+    for m in maps:
+        part = isl.UnionMap.from_map(m)
+        result = part if result is None else result.union(part)
+    return result
+
+
+def expansion_notes(scop: Scop, expansions: tuple[Expansion, ...]) -> tuple[str, ...]:
+    """-v: each array expanded, over how many loops, and whether its values are copied back."""
+    return tuple(f"'{e.array}' (line {scop.array(e.copy).declared_line or scop.start_line}) holds values that "
+                 f"live within one iteration of its {e.loops} outer loop(s): a copy per iteration, '{e.copy}', "
+                 "in device memory lets them run in parallel"
+                 + (f"; {e.copy_back} copies the last values back" if e.copy_back else "") for e in expansions)
