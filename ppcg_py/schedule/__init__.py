@@ -234,10 +234,11 @@ def reduced_locations(scop: Scop, options: Options) -> tuple[ReducedLocation, ..
 
 
 def device_sizing(scop: Scop, options: Options) -> DeviceSizing | None:
-    """What sizing kernels for the GPU needs, when they are (no size option given)."""
-    if not options.device_sizes or options.target == "c":
+    """What sizing kernels for the GPU needs: the sizes themselves when no size option
+    is given, else only the grids the user's sizes leave to ppcg-py (GPU targets)."""
+    if options.target == "c":
         return None
-    return DeviceSizing(GPUS[options.gpu], in_bounds_instances(scop))
+    return DeviceSizing(GPUS[options.gpu], in_bounds_instances(scop), choose=options.device_sizes)
 
 
 def _every_dependence(deps: Dependences) -> isl.UnionMap:

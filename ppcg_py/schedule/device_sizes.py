@@ -30,7 +30,7 @@ import islpy as isl
 
 from ..extract.model import Scop, extent_set
 from ..gpu_targets import GpuTarget
-from ..isl_context import maps_of
+from ..isl_context import maps_of, sets_of
 from .sizes import DEFAULT_BLOCK, DEFAULT_GRID, KernelSizes, launchable
 
 _UNKNOWN = 1 << 20                     # an unbounded loop: long enough to fill any device
@@ -53,6 +53,7 @@ class DeviceSizing:
 
     gpu: GpuTarget
     in_bounds: isl.UnionSet            # instances whose accesses stay inside their arrays
+    choose: bool = True                # False: the user gave sizes; only default grids are fitted
 
 
 @dataclass(frozen=True)
@@ -97,6 +98,20 @@ def band_extents(band: isl.ScheduleNode, in_bounds: isl.UnionSet) -> tuple[int |
     return tuple(extents)
 
 
+def may_start_below_zero(band: isl.ScheduleNode, members: int) -> bool:
+    """Whether one of the band's first `members` may take a negative value: its tiles
+    then go to blocks by congruence (codegen/ast.py `_grid`), over the whole grid."""
+    domain = band.get_domain()
+    partial = band.band_get_partial_schedule()
+    for k in range(min(members, band.band_n_member())):
+        values = isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain).range()
+        for rng in sets_of(values):
+            lowest = rng.dim_min(0)
+            if not lowest.nonneg_set().is_equal(lowest.domain()):
+                return True
+    return False
+
+
 def _extent(rng: isl.Set) -> int | None:
     try:
         rng = rng.project_out(isl.dim_type.param, 0, rng.dim(isl.dim_type.param))
@@ -125,7 +140,7 @@ def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int, red
         return Choice(ppcg, f"PPCG's sizes fill {gpu.name} ({_share(ppcg_useful, gpu)})")
     candidates = _candidates(gpu, lengths, n_threads, min(3, lead), two_points=not reduction)
     best = max(candidates, key=lambda s: _score(s, lengths, gpu))
-    best = KernelSizes(best.tile, best.block, _fitted_grid(best, extents))
+    best = KernelSizes(best.tile, best.block, fitted_grid(best, extents))
     useful = _useful(best, lengths)
     return Choice(best, f"chosen for {gpu.name}: {_share(useful, gpu)} (PPCG's sizes: {_share(ppcg_useful, gpu)})")
 
@@ -152,7 +167,7 @@ def _max_grid(gpu: GpuTarget, n_blocks: int) -> tuple[int, ...]:
     return tuple(min(limit, _GRID_CAP) for limit in limits)
 
 
-def _fitted_grid(sizes: KernelSizes, extents: tuple[int | None, ...]) -> tuple[int, ...]:
+def fitted_grid(sizes: KernelSizes, extents: tuple[int | None, ...]) -> tuple[int, ...]:
     """Per block dimension, a power of two above the number of tiles (one block each),
     at most _GRID_CAP; PPCG's 256 where the loop is unbounded. A launch whose tile range
     may start below 0 gets the whole grid (codegen/ast.py `_grid`: block b runs the

@@ -11,15 +11,15 @@ which the host runs. Each kernel's root is marked `kernelN`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from ..isl_context import band_tiled, node_at, sets_of, statements_below, tree_position, union_of
 from ..names import Names
 from ..options import Options
-from .device_sizes import DeviceSizing, band_extents, choose_sizes
-from .reduction_threads import ReducedLocation, reduction_member
+from .device_sizes import DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero
+from .reduction_threads import ReducedLocation, distributed_tail, reduction_member
 from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
@@ -168,6 +168,10 @@ class KernelMapper:
     def band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         lead = _leading_coincident(node)
         reductions = reduction_member(node, lead, self.reductions, self.dependences) if self.reductions else ()
+        if self.reductions and not reductions and lead > 0:
+            split = distributed_tail(node, lead, self.reductions, self.dependences)
+            if split is not None:   # the readers of the results in a band (and kernel) of their own
+                return self.visit(split)
         if lead > 0 or reductions:
             return self.parallel_kernel(node, reductions)
         return self._serial_band(node)
@@ -195,13 +199,19 @@ class KernelMapper:
                reduction: bool = False) -> tuple[KernelSizes, str]:
         """The user's sizes for the kernel, else those chosen for the device, else PPCG's.
         With `reduction`, member `lead` is mapped to threads too (not to blocks)."""
-        if self.device is not None and not given_sizes(self.sizes, index):
+        if self.device is not None and self.device.choose and not given_sizes(self.sizes, index):
             choice = choose_sizes(self.device.gpu, band_extents(band, self.device.in_bounds), lead, reduction)
             return choice.sizes, choice.reason
         # three block dimensions where the user's grid lists three (what --dump-sizes printed)
         grid = user_sizes(self.sizes, index, "grid")
         n_blocks, n_threads = min(3 if grid is not None and len(grid) >= 3 else 2, lead), min(3, lead + reduction)
-        return kernel_sizes(self.options, self.sizes, index, band.band_n_member(), n_threads, n_blocks), ""
+        sizes = kernel_sizes(self.options, self.sizes, index, band.band_n_member(), n_threads, n_blocks)
+        if grid is None and self.device is not None and may_start_below_zero(band, n_blocks):
+            # PPCG's grid (32768 blocks in one dimension) is launched whole where the tiles
+            # may start below 0: a grid just above the number of tiles does the same work
+            # (fuzz 2617:600, thousands of idle blocks per launch)
+            sizes = replace(sizes, grid=fitted_grid(sizes, band_extents(band, self.device.in_bounds)))
+        return sizes, ""
 
     def parallel_kernel(self, node: isl.ScheduleNode,
                         reductions: tuple[ReducedLocation, ...] = ()) -> isl.ScheduleNode:
