@@ -188,10 +188,55 @@ int main(void)
 """
 
 
-def test_a_location_read_after_the_last_update_in_the_band_keeps_the_loop_serial(tmp_path):
+def test_a_location_read_after_the_last_update_in_the_band_moves_to_a_kernel_of_its_own(tmp_path):
     """`last[i] = out[i] * 3` at j = M - 1 reads the location in the band, after the last
-    update and at no distance from it along j: the partials would not have reached it."""
+    update: in the same kernel the partials would not have reached it. The band is
+    distributed (reduction_threads.distributed_tail): the sum over the threads first,
+    the reader in a second kernel."""
     source = tmp_path / "last.c"
     source.write_text(LAST)
-    assert not any(k.reductions for k in _kernels(source))
+    first, second = _kernels(source)
+    assert [r.statement for r in first.reductions] == ["S_1"] and not second.reductions
     _verified(source)
+
+
+GESUMMV = """
+#include <stdio.h>
+#define N 45
+static void f(double A[N][N], double B[N][N], double x[N], double tmp[N], double y[N])
+{
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    tmp[i] = 0;
+    y[i] = 0;
+    for (int j = 0; j < N; j++) {
+      tmp[i] += A[i][j] * x[j];
+      y[i] += B[i][j] * x[j];
+    }
+    y[i] = 1.5 * tmp[i] + 1.2 * y[i];
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N][N], B[N][N], x[N], tmp[N], y[N];
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) {
+    A[i][j] = (double)((i * 3 + j * 7) % 11) / 11; B[i][j] = (double)((i * 5 + j) % 13) / 13;
+  }
+  for (int j = 0; j < N; j++) x[j] = (double)(j % 5) / 5;
+  f(A, B, x, tmp, y);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: y\\n");
+  for (int i = 0; i < N; i++) fprintf(stderr, "%0.17g %0.17g\\n", tmp[i], y[i]);
+  fprintf(stderr, "end   dump: y\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["cuda", "opencl"])
+def test_gesummv_sums_over_threads_and_combines_them_in_a_second_kernel(tmp_path, target):
+    source = tmp_path / "gesummv.c"
+    source.write_text(GESUMMV)
+    first, second = _kernels(source, reductions=True)
+    assert sorted(r.statement for r in first.reductions) == ["S_2", "S_3"] and not second.reductions
+    _verified(source, "--reductions", target=target)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import maps_of, statements_below, union_of
+from ..isl_context import maps_of, sets_of, statements_below, union_of
 from .parallel import zero_distance
 
 
@@ -75,6 +75,38 @@ def reduction_member(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     if not carried or not all(_one_element(key, r) for r in carried):
         return ()
     return tuple(carried)
+
+
+def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[ReducedLocation],
+                     dependences: isl.UnionMap | None) -> isl.ScheduleNode | None:
+    """The band split into a sequence of two copies, the statements that read a
+    reduction's result after it (gesummv's `y[i] = alpha * tmp[i] + beta * y[i]`, at
+    j = n in the band of the sums) in the second, so that the first may combine its
+    reductions over the threads; None when nothing is gained, or when one of those
+    statements must run before another statement of the band."""
+    if dependences is None or lead == 0 or lead >= min(3, band.band_n_member()):
+        return None
+    statements = statements_below(band)
+    names = {r.statement for r in reductions if r.statement in statements}
+    if not names:
+        return None
+    domain = band.get_domain()
+    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
+    local = dependences.intersect_domain(domain).intersect_range(domain).intersect(_same(prefix))
+    tail = {m.get_tuple_name(isl.dim_type.out) for m in maps_of(local)
+            if m.get_tuple_name(isl.dim_type.in_) in names and m.get_tuple_name(isl.dim_type.out) not in names
+            and not m.is_empty()}
+    if not tail or tail == statements - names:
+        return None
+    if any(m.get_tuple_name(isl.dim_type.in_) in tail and m.get_tuple_name(isl.dim_type.out) not in tail
+           and not m.is_empty() for m in maps_of(local)):
+        return None
+    head = [s for s in sets_of(domain) if s.get_tuple_name() not in tail]
+    last = [s for s in sets_of(domain) if s.get_tuple_name() in tail]
+    filters = isl.UnionSetList.alloc(band.get_ctx(), 2)
+    for part in (head, last):
+        filters = filters.add(union_of([isl.UnionSet.from_set(s) for s in part]))
+    return band.insert_sequence(filters)
 
 
 def _same(values: isl.UnionMap) -> isl.UnionMap:
