@@ -166,6 +166,22 @@ def test_values_that_live_across_q_but_within_r_get_a_copy_per_r(tmp_path):
     _verified(source)
 
 
+def test_the_copy_back_takes_the_last_write_in_the_original_order(tmp_path):
+    """r stays serial (A carries values from r to r + 1), so `sum` gets a copy per q
+    only; with `q < nq - r` the last write of each element is at (nr - 1, nq - nr), not
+    at the greatest q (which only r = 0 reaches)."""
+    source = _program(tmp_path, """if (q < nq - r) {
+        for (int p = 0; p < np; p++)
+          sum[p] = A[r][q][p] * 0.5 + q;
+        for (int p = 0; p < np; p++)
+          if (r + 1 < nr)
+            A[r + 1][q][p] += sum[p];
+      }""")
+    scheduled = _scheduled(source)
+    assert _expanded_arrays(scheduled) == {"sum_1"} and scheduled.scop.array("sum_1").rank == 2
+    _verified(source)
+
+
 def test_an_array_written_but_never_read_back_is_expanded_and_its_last_values_kept(tmp_path):
     """Its last values are what code after the SCoP sees; the copy back restores them."""
     source = _program(tmp_path, """for (int p = 0; p < np; p++)

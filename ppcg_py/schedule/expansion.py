@@ -70,7 +70,17 @@ def expand_temporaries(scop: Scop, deps: Dependences) -> tuple[Scop, tuple[Expan
     return scop, tuple(done)
 
 
-def _qualifying_prefix(scop: Scop, deps: Dependences, name: str) -> dict[str, isl.Map] | None:
+@dataclass(frozen=True)
+class _Loops:
+    """The loops an array is expanded over, per statement that refers to it, and where
+    they sit among the loops around all of its references (`around`, outermost first)."""
+
+    kept: dict[str, isl.Map]        # S -> its values of the kept loops
+    around: isl.UnionMap            # S[i] -> [values of every loop around the references]
+    positions: tuple[int, ...]      # the kept loops' positions in `around`
+
+
+def _qualifying_prefix(scop: Scop, deps: Dependences, name: str) -> _Loops | None:
     """Per statement referring to `name`, its values of the loops to expand over
     (those that add a dimension), or None when the array does not qualify."""
     accesses = [(s, a) for s in scop.statements for a in s.accesses if a.array == name]
@@ -97,8 +107,9 @@ def _qualifying_prefix(scop: Scop, deps: Dependences, name: str) -> dict[str, is
     if not kept:
         return None     # no loop that the copies would make parallel
     prefix = _prefix([loops[k] for k in kept])
-    return {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(prefix.intersect_domain(scop.domain))
-            if m.get_tuple_name(isl.dim_type.in_) in users}
+    per_statement = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(prefix.intersect_domain(scop.domain))
+                     if m.get_tuple_name(isl.dim_type.in_) in users}
+    return _Loops(per_statement, _prefix(loops[:depth]).intersect_domain(scop.domain), tuple(kept))
 
 
 def _common_loops(schedule: isl.Schedule, users: frozenset[str]) -> list[isl.UnionMap]:
@@ -183,16 +194,16 @@ def _fixed_by(writes: isl.UnionMap, kept: list[isl.UnionMap], loop: isl.UnionMap
     return key.reverse().apply_range(loop).is_single_valued()
 
 
-def _expanded(scop: Scop, array: Array, prefix: dict[str, isl.Map],
-              taken: set[str]) -> tuple[Scop, Expansion]:
+def _expanded(scop: Scop, array: Array, loops: _Loops, taken: set[str]) -> tuple[Scop, Expansion]:
     """`scop` with `array`'s references moved to its expansion, and the copy back."""
     copy = fresh_name(array.name, taken, numbered=True)
+    prefix = loops.kept
     statements = [_moved(s, array.name, copy, prefix.get(s.name)) for s in scop.statements]
     copy_back = None
     extra: list[Statement] = []
     if array.live_after:
         copy_back = fresh_name("S", taken, numbered=True)
-        extra = [_copy_back(scop, array, copy, copy_back, prefix, taken)]
+        extra = [_copy_back(scop, array, copy, copy_back, loops, taken)]
     statements, _, local = expanded(copy, array.element_type, statements + extra, [], scop.context,
                                     array.declared_line)
     arrays = tuple(a for a in scop.arrays if a.name != array.name or array.live_after) + (local,)
@@ -204,8 +215,7 @@ def _expanded(scop: Scop, array: Array, prefix: dict[str, isl.Map],
                      schedule_with_kills=None if scop.schedule_with_kills is None or not extra
                      else scop.schedule_with_kills.sequence(_schedule_of(extra[0])),
                      reductions=reductions, used_names=scop.used_names | {copy})
-    depth = next(iter(prefix.values())).dim(isl.dim_type.out)
-    return result, Expansion(array.name, copy, depth, copy_back)
+    return result, Expansion(array.name, copy, len(loops.positions), copy_back)
 
 
 def _moved(stmt: Statement, name: str, copy: str, prefix: isl.Map | None) -> Statement:
@@ -222,13 +232,17 @@ def _prepended(prefix: isl.Map, index: isl.Map, copy: str) -> isl.Map:
     return prefix.intersect_domain(index.domain()).flat_range_product(index).set_tuple_name(isl.dim_type.out, copy)
 
 
-def _copy_back(scop: Scop, array: Array, copy: str, name: str, prefix: dict[str, isl.Map],
-               taken: set[str]) -> Statement:
+def _copy_back(scop: Scop, array: Array, copy: str, name: str, loops: _Loops, taken: set[str]) -> Statement:
     """`A[e] = copy[last(e), e]` over the elements the SCoP writes: the value that the
-    last iteration (of the expanded loops) writing each element left there."""
+    last iteration writing each element left there. Last in the original order: the
+    greatest values of all the loops around the references (whose order is the
+    execution's), then those of the kept loops; a greatest value of the kept loops
+    alone could come from an earlier iteration of a loop left out."""
     writes = _union(a.index for s in scop.statements for a in s.accesses if a.array == array.name and a.is_write)
-    iterations = _union(p for p in prefix.values())
-    last = isl.Map.from_union_map(writes.reverse().apply_range(iterations)).lexmax()
+    last = isl.Map.from_union_map(writes.reverse().apply_range(loops.around)).lexmax()
+    for k in reversed(range(last.dim(isl.dim_type.out))):
+        if k not in loops.positions:
+            last = last.project_out(isl.dim_type.out, k, 1)
     elements = last.domain()
     rank = array.rank
     domain = elements.set_tuple_name(name)
