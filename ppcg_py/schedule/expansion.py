@@ -12,8 +12,8 @@ stage still puts a thread's own elements in registers where it can.
 
 An array is expanded over the outermost loops around all of its references when
 - the dependences are value-based, every reference exact and every write a
-  must-write (its live ranges are then known exactly), and no read sees a value
-  from before the SCoP;
+  must-write (its live ranges are then known exactly), none in a call, and no read
+  sees a value from before the SCoP;
 - every live range starts and ends within one iteration of those loops;
 - some element is written in two iterations of a loop that no other dependence
   keeps serial (else nothing is gained: durbin's `z` and adi's `p`, `q`, `v` are
@@ -84,8 +84,8 @@ def _qualifying_prefix(scop: Scop, deps: Dependences, name: str) -> _Loops | Non
     """Per statement referring to `name`, its values of the loops to expand over
     (those that add a dimension), or None when the array does not qualify."""
     accesses = [(s, a) for s in scop.statements for a in s.accesses if a.array == name]
-    if not accesses or any(not a.exact or (a.is_write and not a.must) for _, a in accesses):
-        return None
+    if not accesses or any(not a.exact or (a.is_write and not a.must) or s.calls for s, a in accesses):
+        return None     # a call's argument names the array itself, not an element
     if not of_named(deps.live_in, {name}).is_empty():
         return None
     users = frozenset(s.name for s, _ in accesses)
