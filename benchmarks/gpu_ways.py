@@ -48,8 +48,9 @@ REFERENCE_TIMEOUT = 180.0   # seconds: gcc's seidel-2d and floyd-warshall take a
 
 #: The mappings compared: a name and the ppcg-py options that give it.
 WAYS: dict[str, tuple[str, ...]] = {
-    "ppcg": ("--sizes", "ppcg"),          # PPCG's default sizes (today's mapping until issue 22)
-    "device": (),                         # sizes chosen for the GPU
+    # PPCG's mapping (today's until issue 22): its default sizes, arrays as declared
+    "ppcg": ("--sizes", "ppcg", "--no-expand-arrays"),
+    "device": (),                         # sizes chosen for the GPU, temporary arrays expanded
 }
 
 
