@@ -97,10 +97,14 @@ class _Walk:
         locations a copy per thread can hold (none where the band has neither)."""
         first = _first_coincident(band)
         if self.reductions is not None:
-            for k in range(band.band_n_member() if first is None else first):
+            for k in range(band.band_n_member() if first is None else first + 1):
                 carried = self.reductions.carried(band, k)
                 if carried and self._copies_allowed(band, carried):
                     return k, carried
+                if carried and k == first:
+                    # coincident only because the chain was relaxed: its updates need a
+                    # copy per thread, combined at the end, which this loop cannot have
+                    return None
         return None if first is None else (first, ())
 
     def _copies_allowed(self, band: isl.ScheduleNode, groups: tuple[ReductionGroup, ...]) -> bool:

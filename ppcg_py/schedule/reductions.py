@@ -91,6 +91,7 @@ class Relaxation:
     relaxed: Dependences
     groups: tuple[ReductionGroup, ...]
     chains: tuple[isl.UnionMap, ...]     # per group: its value chain, instance -> instance (full flow)
+    linked: tuple[isl.UnionMap, ...] = ()    # per group: the chain's transitive closure (_linked)
 
     def coincidence(self, fixed: Iterable[str]) -> isl.UnionMap:
         return self.relaxed.coincidence(fixed)
@@ -121,7 +122,20 @@ def relax(scop: Scop, deps: Dependences, groups: Sequence[ReductionGroup]) -> Re
                           tagged_false=_without(deps.tagged_false, pairs).union(scalar_order),
                           array_false=_without(deps.array_false, pairs).union(array_order).coalesce())
     chains = tuple(_between(deps.flow, g.statements) for g in groups)
-    return Relaxation(deps, relaxed, tuple(groups), chains)
+    return Relaxation(deps, relaxed, tuple(groups), chains, tuple(_linked(chain) for chain in chains))
+
+
+def _linked(chain: isl.UnionMap) -> isl.UnionMap:
+    """The pairs of updates one chain links, through any number of its statements. A
+    loop that runs some of a chain's updates, whose links pass through updates outside
+    it (`s += a` in the loop, `s += b` between its iterations in the original order,
+    fuzz 2619:753), carries no flow between its own instances, yet reorders the chain
+    all the same. isl's closure may over-approximate: a loop then looks like a
+    reduction loop where it is not, and gets a copy per thread or stays serial."""
+    if chain.is_empty():
+        return chain
+    closure, _exact = chain.transitive_closure()
+    return closure
 
 
 def _joins(scop: Scop, group: ReductionGroup) -> tuple[isl.UnionMap, isl.UnionMap]:
@@ -235,8 +249,9 @@ class LoopFinder:
         def inside(deps: isl.UnionMap) -> isl.UnionMap:
             return deps.intersect_domain(domain).intersect_range(domain).intersect(same)
 
-        carried = tuple(g for g, chain in zip(self.relaxation.groups, self.relaxation.chains)
-                        if not zero_distance(inside(chain), member))
+        relaxation = self.relaxation
+        carried = tuple(g for g, linked in zip(relaxation.groups, relaxation.linked)
+                        if not zero_distance(inside(linked), member))
         if not carried or not zero_distance(inside(self.coincidence), member):
             return ()
         return carried
