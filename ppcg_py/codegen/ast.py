@@ -157,8 +157,9 @@ UNORDERED_PIECES = "input involves unknown divs"
 def with_atomic_fallback(build: Callable[[isl.Schedule], T], schedule: isl.Schedule, scop: Scop) -> T:
     """`build(schedule)`; where isl's AST generator fails with "input involves unknown
     divs", or with no message at all (fuzz 2618:135, the same shape: a reversed loop
-    under `2i <= n`, `2i <= m` and `i == m - 1` guards), `build` again with every loop of the default type generated atomically
-    (`atomic_loops`); where that fails too, a located error. `build` starts afresh
+    under `2i <= n`, `2i <= m` and `i == m - 1` guards), `build` again with every loop
+    of the default type generated atomically (`atomic_loops`); where that fails too, a
+    located error. `build` starts afresh
     each time (its callbacks may have run on the failed attempt).
 
     The failure is an isl bug (docs/isl-notes.md). Generating a loop, isl splits its

@@ -84,7 +84,7 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
         return mark_coincident(scop.schedule, coincidence)   # is too costly for its scheduler
     domain, validity = scop.domain, deps.validity(fixed)
     if last:
-        domain = _statements_domain(scop, exclude=last)
+        domain = domain.subtract(_instances(scop, last))
         coincidence = coincidence.intersect_domain(domain).intersect_range(domain)
         validity = validity.intersect_domain(domain).intersect_range(domain)
     constraints = (isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
@@ -109,7 +109,7 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
         return mark_coincident(scop.schedule, coincidence)
     if last:
         schedule = schedule.sequence(mark_coincident(scop.schedule, coincidence).intersect_domain(
-            _statements_domain(scop, only=last)))
+            _instances(scop, last)))
     if deps.reordering and not respects(schedule, deps.validity(fixed)):
         # a safety net under isl's conditional validity (see above): every order dependence kept
         return compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays), serial,
@@ -117,12 +117,11 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
     return schedule
 
 
-def _statements_domain(scop: Scop, *, exclude: frozenset[str] = frozenset(),
-                       only: frozenset[str] | None = None) -> isl.UnionSet:
-    """The instances of the statements in `only` (all by default) but those in `exclude`."""
+def _instances(scop: Scop, names: frozenset[str]) -> isl.UnionSet:
+    """The instances of the statements `names`."""
     result = isl.UnionSet.empty(scop.context.get_space())
     for stmt in scop.statements:
-        if stmt.name not in exclude and (only is None or stmt.name in only):
+        if stmt.name in names:
             result = result.union(isl.UnionSet.from_set(stmt.domain))
     return result
 

@@ -89,23 +89,23 @@ def band_extents(band: isl.ScheduleNode, in_bounds: isl.UnionSet) -> tuple[int |
     bound the member (doitgen's `sum_1[r][q][p] = 0`, whose array is sized by the loops)
     runs in the same loop as those that do: the longest of theirs is the estimate."""
     domain = band.get_domain().intersect(in_bounds)
-    partial = band.band_get_partial_schedule()
     extents: list[int | None] = []
     for k in range(band.band_n_member()):
-        values = isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain)
-        known = [e for e in (_extent(m.range()) for m in maps_of(values)) if e is not None]
+        known = [e for e in (_extent(m.range()) for m in maps_of(_member_values(band, k, domain))) if e is not None]
         extents.append(max(known) if known else None)
     return tuple(extents)
+
+
+def _member_values(band: isl.ScheduleNode, k: int, domain: isl.UnionSet) -> isl.UnionMap:
+    """{ S[i] -> [value of member k] } over `domain`."""
+    return isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(k)).intersect_domain(domain)
 
 
 def may_start_below_zero(band: isl.ScheduleNode, members: int) -> bool:
     """Whether one of the band's first `members` may take a negative value: its tiles
     then go to blocks by congruence (codegen/ast.py `_grid`), over the whole grid."""
-    domain = band.get_domain()
-    partial = band.band_get_partial_schedule()
     for k in range(min(members, band.band_n_member())):
-        values = isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain).range()
-        for rng in sets_of(values):
+        for rng in sets_of(_member_values(band, k, band.get_domain()).range()):
             lowest = rng.dim_min(0)
             if not lowest.nonneg_set().is_equal(lowest.domain()):
                 return True

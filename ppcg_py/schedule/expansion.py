@@ -40,6 +40,7 @@ from ..extract.model import Access, Array, Reference, Scop, Statement
 from ..isl_context import maps_of, statement_names
 from ..names import fresh_name
 from .dependences import Dependences, of_named
+from .parallel import zero_distance
 
 
 @dataclass(frozen=True)
@@ -97,9 +98,9 @@ def _qualifying_prefix(scop: Scop, deps: Dependences, name: str) -> _Loops | Non
     if writes is None:
         return None
     flow = deps.flow.intersect(writes.apply_range(reads.reverse())) if reads is not None else None
-    depth = len(loops)
-    while depth > 0 and flow is not None and not _within(flow, _prefix(loops[:depth])):
-        depth -= 1
+    # the outer loops along which no live range crosses from one iteration to another
+    depth = len(loops) if flow is None else \
+        next((k for k, loop in enumerate(loops) if not zero_distance(flow, loop)), len(loops))
     if depth == 0:
         return None
     others = _other_dependences(deps, writes, reads)
@@ -141,20 +142,6 @@ def _prefix(loops: list[isl.UnionMap]) -> isl.UnionMap:
     return result
 
 
-def _within(flow: isl.UnionMap, prefix: isl.UnionMap) -> bool:
-    """Whether every dependence of `flow` stays within one iteration of `prefix`."""
-    between = flow.apply_domain(prefix).apply_range(prefix)
-    return between.is_empty() or between.deltas().is_subset(_zero(between))
-
-
-def _zero(between: isl.UnionMap) -> isl.UnionSet:
-    space = maps_of(between)[0].get_space().range()
-    zero = isl.Set.universe(space)
-    for k in range(space.dim(isl.dim_type.set)):
-        zero = zero.fix_dim_si(k, 0)
-    return isl.UnionSet.from_set(zero)
-
-
 def _dimensions(writes: isl.UnionMap, loops: list[isl.UnionMap]) -> list[int]:
     """The loops that tell apart writes of one element: a loop whose value the element
     and the loops kept before it fix for every write adds no dimension. Empty when
@@ -185,7 +172,7 @@ def _carried(dependences: isl.UnionMap, loops: list[isl.UnionMap], k: int) -> bo
     if k:
         outer = _prefix(loops[:k])
         dependences = dependences.intersect(outer.apply_range(outer.reverse()))
-    return not _within(dependences, loops[k])
+    return not zero_distance(dependences, loops[k])
 
 
 def _fixed_by(writes: isl.UnionMap, kept: list[isl.UnionMap], loop: isl.UnionMap) -> bool:
@@ -207,14 +194,14 @@ def _expanded(scop: Scop, array: Array, loops: _Loops, taken: set[str]) -> tuple
     statements, _, local = expanded(copy, array.element_type, statements + extra, [], scop.context,
                                     array.declared_line)
     arrays = tuple(a for a in scop.arrays if a.name != array.name or array.live_after) + (local,)
-    schedule = scop.schedule
+    schedule, with_kills = scop.schedule, scop.schedule_with_kills
     if extra:
-        schedule = schedule.sequence(_schedule_of(extra[0]))
+        after = _schedule_of(extra[0])
+        schedule = schedule.sequence(after)
+        with_kills = None if with_kills is None else with_kills.sequence(after)
     reductions = tuple(replace(r, array=copy) if r.array == array.name else r for r in scop.reductions)
     result = replace(scop, statements=tuple(statements), arrays=arrays, schedule=schedule,
-                     schedule_with_kills=None if scop.schedule_with_kills is None or not extra
-                     else scop.schedule_with_kills.sequence(_schedule_of(extra[0])),
-                     reductions=reductions, used_names=scop.used_names | {copy})
+                     schedule_with_kills=with_kills, reductions=reductions, used_names=scop.used_names | {copy})
     return result, Expansion(array.name, copy, len(loops.positions), copy_back)
 
 

@@ -52,10 +52,7 @@ def reduction_member(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     candidates = [r for r in reductions if r.statement in statements]
     if not candidates:
         return ()
-    domain = band.get_domain()
-    local = dependences.intersect_domain(domain).intersect_range(domain)
-    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
-    local = local.intersect(_same(prefix))
+    domain, prefix, local = _within_band(band, dependences)
     partial = band.band_get_partial_schedule()
     members = [isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain) for k in range(lead + 1)]
     for member in members[:lead]:
@@ -90,9 +87,7 @@ def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     names = {r.statement for r in reductions if r.statement in statements}
     if not names:
         return None
-    domain = band.get_domain()
-    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
-    local = dependences.intersect_domain(domain).intersect_range(domain).intersect(_same(prefix))
+    domain, _prefix, local = _within_band(band, dependences)
     tail = {m.get_tuple_name(isl.dim_type.out) for m in maps_of(local)
             if m.get_tuple_name(isl.dim_type.in_) in names and m.get_tuple_name(isl.dim_type.out) not in names
             and not m.is_empty()}
@@ -107,6 +102,16 @@ def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     for part in (head, last):
         filters = filters.add(union_of([isl.UnionSet.from_set(s) for s in part]))
     return band.insert_sequence(filters)
+
+
+def _within_band(band: isl.ScheduleNode,
+                 dependences: isl.UnionMap) -> tuple[isl.UnionSet, isl.UnionMap, isl.UnionMap]:
+    """The band's instances, their values of the loops around it, and the dependences
+    between two of them in one iteration of those loops."""
+    domain = band.get_domain()
+    prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
+    local = dependences.intersect_domain(domain).intersect_range(domain).intersect(_same(prefix))
+    return domain, prefix, local
 
 
 def _same(values: isl.UnionMap) -> isl.UnionMap:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import islpy as isl
 
@@ -91,7 +92,11 @@ class Relaxation:
     relaxed: Dependences
     groups: tuple[ReductionGroup, ...]
     chains: tuple[isl.UnionMap, ...]     # per group: its value chain, instance -> instance (full flow)
-    linked: tuple[isl.UnionMap, ...] = ()    # per group: the chain's transitive closure (_linked)
+
+    @cached_property
+    def linked(self) -> tuple[isl.UnionMap, ...]:
+        """Per group, the chain's transitive closure (`_linked`), for the loop finder."""
+        return tuple(_linked(chain) for chain in self.chains)
 
     def coincidence(self, fixed: Iterable[str]) -> isl.UnionMap:
         return self.relaxed.coincidence(fixed)
@@ -122,7 +127,7 @@ def relax(scop: Scop, deps: Dependences, groups: Sequence[ReductionGroup]) -> Re
                           tagged_false=_without(deps.tagged_false, pairs).union(scalar_order),
                           array_false=_without(deps.array_false, pairs).union(array_order).coalesce())
     chains = tuple(_between(deps.flow, g.statements) for g in groups)
-    return Relaxation(deps, relaxed, tuple(groups), chains, tuple(_linked(chain) for chain in chains))
+    return Relaxation(deps, relaxed, tuple(groups), chains)
 
 
 def _linked(chain: isl.UnionMap) -> isl.UnionMap:
