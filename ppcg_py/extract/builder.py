@@ -118,7 +118,8 @@ class ScopBuilder:
                 items = inline_calls(items, functions, region, typedefs, self.inlined, self.fields.declarations())
             if structs is not None:   # struct assignments and locals, enum constants
                 items = expand(items, structs, self._type, taken)
-            normal = normalize(items, set(region.symbols) | _scan(items).iterators)
+            inlined_locals = frozenset(new for call in self.inlined for new, _old in call.renamed)
+            normal = normalize(items, set(region.symbols) | _scan(items).iterators, inlined_locals)
             self.items, self.locals = normal.items, normal.locals
             for name, local in self.locals.items():
                 self.types[name] = self._resolve(name, local.decl)

@@ -76,20 +76,24 @@ class Normalized:
     locals: dict[str, Local]
 
 
-def normalize(items: tuple[c_ast.Node, ...], reserved: set[str]) -> Normalized:
+def normalize(items: tuple[c_ast.Node, ...], reserved: set[str], unique: frozenset[str] = frozenset()) -> Normalized:
     """The region's statements in normal form, with the locals they declare.
 
     `reserved` holds the names visible at the SCoP and its loop iterators: a
-    local never takes one of them.
+    local never takes one of them. `unique`: locals already named apart from every
+    other name of the function (the inlined calls' `v_1`): they keep their names,
+    and no other local takes one (fuzz 2620:180, an inlined `int v_1` in a `while`
+    body beside a second SCoP local `v` renamed `v_1`).
     """
-    rewriter = _Rewriter(set(reserved))
+    rewriter = _Rewriter(set(reserved) | set(unique), unique)
     body = rewriter.block(list(copy.deepcopy(items)), [{}], 0)
     return Normalized(tuple(body), rewriter.locals)
 
 
 class _Rewriter:
-    def __init__(self, reserved: set[str]) -> None:
+    def __init__(self, reserved: set[str], unique: frozenset[str] = frozenset()) -> None:
         self.taken = reserved
+        self.unique = unique
         self.locals: dict[str, Local] = {}
 
     # -- statements ---------------------------------------------------------
@@ -161,7 +165,7 @@ class _Rewriter:
             raise CompileError.at(decl.coord, f"brace initialiser for {what} '{decl.name}'")
         if decl.init is not None:
             self.rename(decl.init, scopes)  # the initialiser sees the outer names
-        unique = self.fresh(decl.name)
+        unique = decl.name if decl.name in self.unique else self.fresh(decl.name)
         scopes[-1][decl.name] = unique
         self.locals[unique] = Local(unique, decl.name, decl, depth)
         start: list[c_ast.Node] = [Declaration(unique, decl.coord)]
