@@ -240,3 +240,69 @@ def test_gesummv_sums_over_threads_and_combines_them_in_a_second_kernel(tmp_path
     first, second = _kernels(source, reductions=True)
     assert sorted(r.statement for r in first.reductions) == ["S_2", "S_3"] and not second.reductions
     _verified(source, "--reductions", target=target)
+
+
+SERIAL_AROUND = """
+#include <math.h>
+#include <stdio.h>
+#define N 300
+#define K 7
+static void f(double A[N][K], double R[K], double y[N], double z[N], double r[N], double alpha[1], double beta[1])
+{
+  double nrm, sum;
+#pragma scop
+  for (int k = 0; k < K; k++) {
+    nrm = 0.0;
+    for (int i = 0; i < N; i++)
+      nrm += A[i][k] * A[i][k];
+    R[k] = sqrt(nrm);
+    for (int i = 0; i < N; i++)
+      for (int j = k + 1; j < K; j++)
+        A[i][j] = A[i][j] - A[i][k] / R[k] * 0.125;
+  }
+  for (int k = 1; k < N; k++) {
+    beta[0] = (1 - alpha[0] * alpha[0]) * beta[0];
+    sum = 0.0;
+    for (int i = 0; i < k; i++)
+      sum += r[k - i - 1] * y[i];
+    alpha[0] = -(r[k] + sum) / beta[0];
+    for (int i = 0; i < k; i++)
+      z[i] = y[i] + alpha[0] * y[k - i - 1];
+    for (int i = 0; i < k; i++)
+      y[i] = z[i];
+    y[k] = alpha[0];
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N][K], R[K], y[N], z[N], r[N];
+  static double alpha[1] = {0.25}, beta[1] = {1.0};
+  for (int i = 0; i < N; i++) for (int j = 0; j < K; j++) A[i][j] = (double)((i * 3 + j * 7) % 11) / 11 + 0.5;
+  for (int i = 0; i < N; i++) { r[i] = (double)(i % 7) / 50; y[i] = 0.0; }
+  f(A, R, y, z, r, alpha, beta);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: out\\n");
+  for (int k = 0; k < K; k++) fprintf(stderr, "%0.17g\\n", R[k]);
+  for (int i = 0; i < N; i++) fprintf(stderr, "%0.17g\\n", y[i]);
+  fprintf(stderr, "%0.17g %0.17g\\nend   dump: out\\n==END   DUMP_ARRAYS==\\n", alpha[0], beta[0]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["cuda", "opencl"])
+def test_a_sum_between_serial_statements_runs_over_a_block_of_threads(tmp_path, target):
+    """gramschmidt's `nrm` and durbin's `sum`: the loop around is serial, so before the
+    sum ran in one thread, in a single-thread kernel with the statements around it. Now
+    the sum gets a block of threads (300 and up to 299 terms: no multiple of the block),
+    and `beta[0] = ...` (independent of the sum) joins `alpha[0] = ...` in one kernel."""
+    source = tmp_path / "serial_around.c"
+    source.write_text(SERIAL_AROUND)
+    kernels = _kernels(source, reductions=True)
+    summed = [k for k in kernels if k.reductions]
+    assert sorted(r.statement for k in summed for r in k.reductions) == ["S_1", "S_6"]
+    assert all(not k.block_ids and k.sizes.block[0] >= 128 for k in summed)
+    single = [k for k in kernels if not k.thread_ids]
+    assert len(single) == 4      # nrm = 0; R[k] = sqrt(nrm); sum = 0; beta, alpha and y[k] together
+    assert not any(k.reductions for k in _kernels(source))    # a floating sum: only with --reductions
+    _verified(source, "--reductions", target=target)

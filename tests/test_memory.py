@@ -390,7 +390,9 @@ PPCG_SHARED = {
     "covariance": (2, (1, 1, 0)),     # mean in registers; one of data's two 8 KB tiles
     "correlation": (3, (2, 2, 0)),    # mean, stddev in registers; data's tile; corr's transpose
     "gemver": (6, (2, 4, 0)),         # u1, v1, u2, v2 in registers; y; A (x does not fit after it)
-    "lu": (5, (1, 5, 0)),             # A[i][k], A[k][j] and A[j][j] in registers; A's column
+    # A[i][k], A[k][j] and A[j][j] in registers; A's column read once per thread stays in
+    # global memory (a copy through shared memory would read it with the same stride)
+    "lu": (5, (0, 5, 0)),
     "cholesky": (3, (1, 3, 0)),
     "fdtd-2d": (1, (0, 1, 0)),        # _fict_[t]
     "adi": (12, (3, 0, 10)),          # a..f by value (5 per sweep kernel); p, v, p tiles

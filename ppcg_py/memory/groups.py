@@ -419,6 +419,10 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
     level, box = _level(kernel, relation, prefix, per_thread=False)
     if box is None:
         return _global(group, "no tile of constant size")
+    if not reuse and box[-1].extent == 1:
+        # a column of the array (gramschmidt's A[i][k] for one k): the copy would read it
+        # with the same stride, one element per row, and add barriers for nothing
+        return _global(group, "not coalesced, nor would a copy be (one element per row)")
     candidate = ArrayGroup(array.name, refs, "shared", level=level, box=box,
                            copy_in=_box_elements(box, array, scop) if reads else None,
                            copy_out=_per_level(kernel, _relation(group, writes_only=True), level, prefix, False)

@@ -304,11 +304,14 @@ def _at_depth(mark: isl.ScheduleNode, kernel: Kernel, level: int) -> isl.Schedul
 
 
 def _spread_over_threads(kernel: Kernel, group: ArrayGroup, elements: isl.Set) -> isl.Set:
-    """Give each thread its share: innermost array dimension to x, and so on (coalesced)."""
+    """Give each thread its share: innermost array dimension to x, and so on (coalesced).
+    Dimensions the box holds one element of get no thread: a column tile `[256][1]` is
+    spread over thread x, not copied by the threads with x = 0."""
     ctx = elements.get_ctx()
     threads = list(zip(kernel.thread_ids, kernel.sizes.block))
     rank = elements.dim(isl.dim_type.set)
-    for k, (tid, size) in zip(range(rank - 1, -1, -1), reversed(threads)):
+    spread = [k for k in range(rank) if group.box[k].extent > 1] or [rank - 1]
+    for k, (tid, size) in zip(reversed(spread), reversed(threads)):
         # the thread id as a parameter parsed by isl: an isl.Id made here would be
         # a different identifier from the "t0" of every other set (islpy's ids carry a user object)
         named = isl.Set.read_from_str(ctx, f"[{tid}] -> {{ : }}").get_space()

@@ -15,7 +15,8 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from ..isl_context import band_tiled, node_at, sets_of, statements_below, tree_position, union_of
+from ..isl_context import (band_tiled, filter_instances, node_at, sets_of, statements_below, tree_position,
+                           union_of)
 from ..names import Names
 from ..options import Options
 from .device_sizes import DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero
@@ -23,6 +24,9 @@ from .reduction_threads import ReducedLocation, distributed_tail, reduction_memb
 from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
+# A reduction between serial statements gets a launch of its own only when it sums at
+# least this many values: below, one thread's loop costs less than the extra launches.
+_MIN_REDUCTION_THREADS = 128
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class KernelMapper:
         self.dependences = dependences    # between instances: whether a band can be split (_separated)
         self.kernels: list[Kernel] = []
         self.mixed = False                # a leaf held a pinned statement and a device one
+        self._reduction_bands: dict[tuple[str, str], bool] = {}
 
     def run(self, schedule: isl.Schedule) -> isl.Schedule:
         return self.visit(schedule.get_root()).get_schedule()
@@ -91,7 +96,7 @@ class KernelMapper:
         if kind != NT.domain and self._on_host(node):
             return node     # what reaches the node: host statements only (or nothing)
         if kind in (NT.sequence, NT.set):
-            if not _has_parallelism(node) and not self._holds_pinned(node) \
+            if not self._parallel(node) and not self._holds_pinned(node) \
                     and not any(self._on_host(node.child(k)) for k in range(node.n_children())):
                 return self.single_thread_kernel(node)      # one launch for the whole serial part
             if kind == NT.sequence:
@@ -148,6 +153,35 @@ class KernelMapper:
             return None
         return node
 
+    def _parallel(self, node: isl.ScheduleNode) -> bool:
+        """Whether some band below has a coincident member, or a leading member whose
+        reductions the threads of a block may combine (gramschmidt's `nrm += A[i][k] *
+        A[i][k]` over i, between serial statements: one block of threads instead of one
+        thread, at the cost of launches of their own for the statements around it)."""
+        if node.get_type() == NT.band and (any(_coincident(node)) or self._reduction_band(node)):
+            return True
+        return any(self._parallel(node.child(k)) for k in range(node.n_children()))
+
+    def _reduction_band(self, band: isl.ScheduleNode) -> bool:
+        """Whether the band's first member is sequential only through reductions the
+        threads can combine, over enough values to outweigh a launch of its own."""
+        if not self.reductions or band.band_member_get_coincident(0):
+            return False
+        # the mapper asks again as it walks down; the band's statements and schedule
+        # decide the answer (whatever the order of the sequences above it)
+        key = (band.get_domain().to_str(), band.band_get_partial_schedule().to_str())
+        if key not in self._reduction_bands:
+            self._reduction_bands[key] = self._long_reduction(band)
+        return self._reduction_bands[key]
+
+    def _long_reduction(self, band: isl.ScheduleNode) -> bool:
+        if not reduction_member(band, 0, self.reductions, self.dependences):
+            return False
+        if self.device is None:
+            return True
+        extent = band_extents(band, self.device.in_bounds)[0]
+        return extent is None or extent >= _MIN_REDUCTION_THREADS
+
     def _holds_pinned(self, node: isl.ScheduleNode) -> bool:
         return bool(self.pinned) and bool(statements_below(node) & self.pinned)
 
@@ -156,14 +190,36 @@ class KernelMapper:
         (durbin's `sum = 0`, `sum += ...`, `beta = ...`, `alpha = ...`) moved under a
         sequence of its own, which becomes one single-thread kernel: one launch instead
         of one per statement. The order of the children does not change."""
-        serial = [not _has_parallelism(sequence.child(k)) and not self._on_host(sequence.child(k))
-                  and not self._holds_pinned(sequence.child(k)) for k in range(sequence.n_children())]
+        sequence = self._sets_leaned(sequence)
+        serial = [self._serial(sequence.child(k)) for k in range(sequence.n_children())]
         runs = _runs(serial)
         if not runs:
             return sequence
         # one run at a time: the split nests the children around it in sequences of their
         # own, whose runs are grouped when the mapper visits them
         return _grouped(sequence, *runs[-1])
+
+    def _serial(self, node: isl.ScheduleNode) -> bool:
+        """Whether the node would be a single-thread kernel of its own."""
+        return not self._parallel(node) and not self._on_host(node) and not self._holds_pinned(node)
+
+    def _sets_leaned(self, sequence: isl.ScheduleNode) -> isl.ScheduleNode:
+        """The sequence with the serial children of each set below it ordered next to the
+        sequence's serial neighbour of that set, so that they join its run: durbin's
+        `beta = ...`, unordered with respect to the sum, runs with `alpha = ...` after it.
+        The children of a set are independent, so any order of them is valid."""
+        path, k = tree_position(sequence), 0
+        while k < sequence.n_children():
+            inner = sequence.child(k).child(0)
+            if inner.get_type() == NT.set:
+                serial = [filter_instances(inner.child(j)) for j in range(inner.n_children())
+                          if self._serial(inner.child(j))]
+                after = k + 1 < sequence.n_children() and self._serial(sequence.child(k + 1))
+                before = k > 0 and self._serial(sequence.child(k - 1))
+                if serial and len(serial) < inner.n_children() and (after or before):
+                    sequence = _reordered(sequence, inner, union_of(serial), after, path)
+            k += 1
+        return sequence
 
     def band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         lead = _leading_coincident(node)
@@ -179,7 +235,7 @@ class KernelMapper:
     def _serial_band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         """A band whose outer member is sequential: one thread runs it, or the host loops
         over its sequential members with kernels inside."""
-        if not _has_parallelism(node):
+        if not self._parallel(node):
             return self.single_thread_kernel(node)
         n_seq = _leading_sequential(node)
         if n_seq < node.band_n_member():
@@ -292,6 +348,21 @@ def _grouped(sequence: isl.ScheduleNode, first: int, last: int) -> isl.ScheduleN
         return sequence
     # isl splices a new sequence into an enclosing one where it can: then the nodes
     # around this one (which the mapper is walking) have moved; keep one kernel per child
+    if _ancestry(node) != _ancestry(sequence) or node.get_type() != NT.sequence:
+        return sequence
+    return node
+
+
+def _reordered(sequence: isl.ScheduleNode, inner: isl.ScheduleNode, serial: isl.UnionSet,
+               after: bool, path: list[int]) -> isl.ScheduleNode:
+    """The sequence (at `path`) once the set `inner` below it puts `serial` after (or
+    before) its other children; the sequence unchanged where isl does not splice the
+    new order into it."""
+    try:
+        node = inner.order_after(serial) if after else inner.order_before(serial)
+        node = node_at(node.get_schedule(), path)
+    except isl.Error:
+        return sequence
     if _ancestry(node) != _ancestry(sequence) or node.get_type() != NT.sequence:
         return sequence
     return node
