@@ -73,6 +73,21 @@ def test_a_floating_sum_runs_over_threads_only_with_reductions(tmp_path):
     assert not kernel.block_ids[1:]          # the reduction member is on thread x, never on blocks
 
 
+def test_whole_warps_add_their_partials_by_shuffles_on_cuda_only(tmp_path):
+    """Rows of whole warps: `__shfl_down_sync` adds a warp's 32 partials, then one shared
+    slot per warp; OpenCL keeps the tree in local memory; min reads the shuffled value
+    from a variable (all lanes shuffle, whichever branch of the comparison they take)."""
+    from ppcg_py.cli import main
+    source = _program(tmp_path, "warps", t="double", init="1000",
+                      update="out[i] = out[i] < A[i][j] * x[j] ? out[i] : A[i][j] * x[j]", m=300)
+    assert main([str(source), "-o", str(tmp_path / "warps.cu")]) == 0
+    kernel = (tmp_path / "warps_kernel.cu").read_text()
+    assert kernel.count("__shfl_down_sync") == 5 and "partial_out_lane = __shfl_down_sync" in kernel
+    assert main([str(source), "--target=opencl", "-o", str(tmp_path / "warps_host.c")]) == 0
+    assert "shfl" not in (tmp_path / "warps_kernel.cl").read_text()
+    _verified(source, nvcc=True)
+
+
 def test_a_floating_sum_over_threads_computes_the_same(tmp_path):
     """70 rows of 45 terms: neither a multiple of the block nor of the warp; nvcc too."""
     _verified(_program(tmp_path, "sum"), "--reductions", nvcc=True)

@@ -100,6 +100,7 @@ class ReductionCall:
     stride: int = 0
     target: Subscript | None = None
     owned: tuple[Ownership, ...] = ()
+    warp: int = 0                     # lanes whose partials shuffles add before `store` (CUDA)
 
 
 @dataclass(frozen=True)
@@ -277,7 +278,7 @@ class _AstBuilder:
             for g in kmem.groups:
                 if g.placement == "reduction":
                     block_x = self.kernels[kmem.kernel].sizes.block[-1]
-                    for step in ("init", "store", "final", *(f"step{s}" for s in reduction_steps(block_x))):
+                    for step in ("init", "store", "final", *(f"step{s}" for s in reduction_steps(g, block_x))):
                         self.reductions[reduction_statement(kmem.kernel, g, step)] = (g, kmem.kernel, step)
                 elif g.placement != "global":
                     self.copies[copy_statement(kmem.kernel, g, read=True)] = (g, True)
@@ -381,7 +382,7 @@ class _AstBuilder:
         kernel = self.kernels[kernel_name]
         call = ReductionCall(step.rstrip("0123456789"), group.name, group.partials, group.rank, group.reduction,
                              group.element_type, kernel.thread_ids, kernel.sizes.block,
-                             int(step[4:]) if step.startswith("step") else 0)
+                             int(step[4:]) if step.startswith("step") else 0, warp=group.warp)
         if step != "final":
             return call
         copy = self._copy(group, False, instance, build)    # the location, as a copy back would write it

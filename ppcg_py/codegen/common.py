@@ -25,7 +25,7 @@ from .ast import CopyCall, Launch, ReductionCall, ScopAst, StatementCall, Subscr
 from .expr import c_expr, param_node
 from .ownership import owned
 from .printer import c_text, declaration, parameter
-from .reductions import reduction_statements
+from .reductions import reduction_statement
 from .statements import elements, instance, linearized, member_element, subscripted
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ class Calls:
             return self.transfers[(call.array, call.to_device, call.sync)]
         if isinstance(call, ReductionCall):
             element = self._element(call.target) if call.target is not None else None
-            return owned(call.owned, loops, reduction_statements(call, element)[0])
+            return owned(call.owned, loops, reduction_statement(call, element))
         return [call_node("__syncthreads")]
 
     def _element(self, ref: Subscript, indices: list[c_ast.Node] | None = None) -> c_ast.Node:

@@ -119,7 +119,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[mark.get_annotation().get_name()]
         args = kernel_arguments(scheduled, memory, launch, frozenset())
-        declarations = c_lines(_declarations(memory.kernel(name), math.prod(launch.kernel.sizes.block)), "  ")
+        declarations = c_lines(_declarations(memory.kernel(name), launch.kernel.sizes.block), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(kernel_calls.statements).statements(launch.body), "  ")
         parameters = ", ".join(_kernel_parameter(a) for a in args) or "void"
@@ -184,12 +184,13 @@ class _MathNames(c_ast.NodeVisitor):
                                for k, arg in enumerate(node.args.exprs)]
 
 
-def _declarations(memory: KernelMemory, threads: int = 1) -> list[c_ast.Node]:
+def _declarations(memory: KernelMemory, block: tuple[int, ...] = (1,)) -> list[c_ast.Node]:
     """The kernel's `__local` (CUDA's shared) and private buffers."""
     return [declaration(g.name, None, type_name=g.element_type, dims=g.shape,
                         storage=("__local",) if g.placement == "shared" else ())
             for placement in ("shared", "private") for g in memory.groups if g.placement == placement] + \
-        partial_declarations([(g, threads) for g in memory.groups if g.placement == "reduction"], "__local")
+        partial_declarations([(g, math.prod(block), block[-1]) for g in memory.groups
+                              if g.placement == "reduction"], "__local")
 
 
 def _kernel_parameter(arg: KernelArgument) -> str:

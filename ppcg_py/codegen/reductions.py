@@ -7,9 +7,13 @@ memory/tree.py places the steps; each is printed here from its `ReductionCall`:
     shared_partial_tmp[(t0 * 32 + t1)] = partial_tmp[0];  // store
     if (t1 < 16 && t1 + 16 < 32) shared_partial_tmp[..] = shared_partial_tmp[..] + shared_partial_tmp[.. + 16];
     ...                                                   // one step per power of two, barriers between
-    tmp[i] = tmp[i] + shared_partial_tmp[(t0 * 32 + t1) - t1];   // final, by thread x = 0 of the row
+    tmp[i] = tmp[i] + shared_partial_tmp[t0 * 32 + 0];    // final, by thread x = 0 of the row
 
-The tree adds the row's partials in one fixed order, whatever order the threads run in.
+On CUDA, where the rows are whole warps (x a multiple of 32), `store` first adds each
+warp's partials with `__shfl_down_sync` (strides 16 to 1, no barrier) and lane 0 of
+each warp stores the warp's sum: the tree in shared memory then adds one slot per warp.
+
+The trees add the row's partials in one fixed order, whatever order the threads run in.
 """
 from __future__ import annotations
 
@@ -33,34 +37,41 @@ _LIMITS = {
 }
 
 
-def reduction_statements(call: ReductionCall, element: c_ast.Node | None) -> list[c_ast.Node]:
-    """The C statements of one step; `element` is the location (the final step's target)."""
+def reduction_statement(call: ReductionCall, element: c_ast.Node | None) -> c_ast.Node:
+    """The C statement of one step; `element` is the location (the final step's target)."""
     partial = c_ast.ArrayRef(c_ast.ID(call.partial), integer(0)) if call.rank else c_ast.ID(call.partial)
     for _ in range(call.rank - 1):
         partial = c_ast.ArrayRef(partial, integer(0))
-    here = _thread(call)
-    if call.step == "init":
-        return [c_ast.Assignment("=", partial, identity(call.op, call.element_type))]
-    if call.step == "store":
-        return [c_ast.Assignment("=", _slot(call, here), partial)]
     x = c_ast.ID(call.threads[-1])
+    here = _slot_index(call, x)
+    if call.step == "init":
+        return c_ast.Assignment("=", partial, identity(call.op, call.element_type))
+    if call.step == "store":
+        if not call.warp:
+            return c_ast.Assignment("=", _slot(call, here), partial)
+        return c_ast.Compound(_shuffled(call, partial) + [c_ast.If(
+            c_ast.BinaryOp("==", c_ast.BinaryOp("%", x, integer(call.warp)), integer(0)),
+            c_ast.Assignment("=", _slot(call, _slot_index(call, c_ast.BinaryOp("/", x, integer(call.warp)))),
+                             partial), None)])
     if call.step == "step":
         other = c_ast.BinaryOp("+", here, integer(call.stride))
         condition = c_ast.BinaryOp("&&", c_ast.BinaryOp("<", x, integer(call.stride)),
                                    c_ast.BinaryOp("<", c_ast.BinaryOp("+", x, integer(call.stride)),
-                                                  integer(call.block[-1])))
+                                                  integer(_width(call))))
         update = c_ast.Assignment("=", _slot(call, here), combined(call.op, _slot(call, here), _slot(call, other)))
-        return [c_ast.If(condition, c_ast.Compound([update]), None)]
-    row = _slot(call, c_ast.BinaryOp("-", here, x))
-    return [c_ast.Assignment("=", element, combined(call.op, element, row))]
+        return c_ast.If(condition, c_ast.Compound([update]), None)
+    row = _slot(call, _slot_index(call, integer(0)))
+    return c_ast.Assignment("=", element, combined(call.op, element, row))
 
 
 def partial_declarations(call_groups, storage: str) -> list[c_ast.Node]:
-    """Each reduction group's register and its shared (`__shared__`/`__local`) buffer."""
+    """Each reduction group's register and its shared (`__shared__`/`__local`) buffer:
+    (group, threads of the block, threads along x) pairs."""
     nodes = []
-    for group, threads in call_groups:
+    for group, threads, block_x in call_groups:
+        slots = threads // block_x * group.partials_per_row(block_x)
         nodes.append(declaration(group.name, None, type_name=group.element_type, dims=group.shape))
-        nodes.append(declaration(group.partials, None, type_name=group.element_type, dims=(threads,),
+        nodes.append(declaration(group.partials, None, type_name=group.element_type, dims=(slots,),
                                  storage=(storage,)))
     return nodes
 
@@ -89,12 +100,37 @@ def combined(op: str, a: c_ast.Node, b: c_ast.Node) -> c_ast.Node:
     return c_ast.BinaryOp(op, a, b)
 
 
-def _thread(call: ReductionCall) -> c_ast.Node:
-    """The thread's position in the block, x fastest: ((t0 * B1) + t1) * B2 + t2."""
-    position: c_ast.Node = c_ast.ID(call.threads[0])
-    for name, size in zip(call.threads[1:], call.block[1:]):
-        position = c_ast.BinaryOp("+", c_ast.BinaryOp("*", position, integer(size)), c_ast.ID(name))
-    return position
+def _shuffled(call: ReductionCall, partial: c_ast.Node) -> list[c_ast.Node]:
+    """The warp's tree in registers: after it, lane 0 holds the sum of the warp's 32
+    partials (`__shfl_down_sync` from a lane past the end of the warp returns the
+    caller's own value, which only lanes whose result is never used see)."""
+    # every lane shuffles, before the combination: `min` and `max` read the value twice,
+    # in a conditional expression that only some lanes would evaluate
+    lane = f"{call.partial}_lane"
+    steps: list[c_ast.Node] = [declaration(lane, None, type_name=call.element_type)]
+    stride = call.warp // 2
+    while stride >= 1:
+        shuffle = c_ast.FuncCall(c_ast.ID("__shfl_down_sync"), c_ast.ExprList(
+            [c_ast.Constant("unsigned int", "0xffffffffu"), partial, integer(stride)]))
+        steps.append(c_ast.Assignment("=", c_ast.ID(lane), shuffle))
+        steps.append(c_ast.Assignment("=", partial, combined(call.op, partial, c_ast.ID(lane))))
+        stride //= 2
+    return steps
+
+
+def _width(call: ReductionCall) -> int:
+    """The shared slots of a row of thread x: one per warp after the shuffles."""
+    return call.block[-1] // call.warp if call.warp else call.block[-1]
+
+
+def _slot_index(call: ReductionCall, x: c_ast.Node) -> c_ast.Node:
+    """Slot `x` of the thread's row, rows x fastest: ((t0 * B1) + t1) * width + x."""
+    if len(call.threads) == 1:
+        return x
+    row: c_ast.Node = c_ast.ID(call.threads[0])
+    for name, size in zip(call.threads[1:-1], call.block[1:-1]):
+        row = c_ast.BinaryOp("+", c_ast.BinaryOp("*", row, integer(size)), c_ast.ID(name))
+    return c_ast.BinaryOp("+", c_ast.BinaryOp("*", row, integer(_width(call))), x)
 
 
 def _slot(call: ReductionCall, index: c_ast.Node) -> c_ast.Node:

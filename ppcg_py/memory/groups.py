@@ -38,6 +38,12 @@ ELEMENT_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short
 MAX_PRIVATE_ELEMENTS = 64
 
 
+WARP = 32
+# the types __shfl_down_sync takes as they are (a narrower integer would go through int)
+SHUFFLED_TYPES = frozenset({"int", "unsigned", "unsigned int", "long", "long int", "unsigned long",
+                            "long long", "unsigned long long", "float", "double"})
+
+
 @dataclass(frozen=True)
 class ArrayGroup:
     """References of one kernel that share one copy of their elements."""
@@ -53,6 +59,12 @@ class ArrayGroup:
     element_type: str = "double"
     reason: str = ""              # why this placement (for --report)
     reduction: str = ""           # "reduction": how the threads' partials combine (+ * & | ^ min max)
+    warp: int = 0                 # "reduction": lanes whose partials a shuffle tree adds first (CUDA), or 0
+
+    def partials_per_row(self, block_x: int) -> int:
+        """A reduction group's shared slots per row of thread x: one per warp after the
+        shuffle tree, else one per thread."""
+        return block_x // self.warp if self.warp else block_x
 
     @property
     def partials(self) -> str:
@@ -125,7 +137,8 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
     (schedule/private.py) is one variable per thread, whatever its references'
     footprints."""
     references = _references(scop, kernel)
-    reductions = tuple(_reduction_group(scop, kernel, r, references, names.iterator) for r in kernel.reductions)
+    reductions = tuple(_reduction_group(scop, kernel, r, references, names.iterator, options.target == "cuda")
+                       for r in kernel.reductions)
     reduced = frozenset(r.array for r in kernel.reductions)
     # the location's other references in the kernel (an initialisation) stay in global
     # memory, where the combination, after a barrier, finds what they wrote
@@ -155,10 +168,13 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
 
 
 def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Reference],
-                     prefix: str) -> ArrayGroup:
+                     prefix: str, shuffles: bool) -> ArrayGroup:
     """The location of a reduction whose member runs on thread x: a register per thread
     from above that member's tile loop (level: the host loops and the parallel members'
-    tile loops) to after it, holding the thread's partial; then combined (tree.py)."""
+    tile loops) to after it, holding the thread's partial; then combined (tree.py).
+    With `shuffles` (CUDA), rows of whole warps first add their partials with warp
+    shuffles (no barrier, no shared memory), and only the warps' sums go through
+    shared memory."""
     refs = [r for r in references if r.tag in reduction.tags]
     level = kernel.host_depth + len(kernel.thread_ids) - 1
     elements = _per_level(kernel, _relation(refs), level, prefix, True)
@@ -166,10 +182,12 @@ def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Re
     if box is None or box_size(box) != 1:     # the mapper checked that the location is one element
         raise RuntimeError(f"{kernel.name}: a thread's partial of {reduction.statement} is not one element")
     array = scop.array(reduction.array)
+    warp = WARP if shuffles and kernel.sizes.block[-1] % WARP == 0 and array.element_type in SHUFFLED_TYPES else 0
     return ArrayGroup(array.name, frozenset(r.tag for r in refs), "reduction", level=level, box=box,
                       copy_in=elements, copy_out=elements, element_type=array.element_type,
                       reason=f"reduction '{reduction.op}' over thread x: a partial per thread, combined "
-                             "in shared memory", reduction=reduction.op)
+                             + ("by warp shuffles, then in shared memory" if warp else "in shared memory"),
+                      reduction=reduction.op, warp=warp)
 
 
 def _place_all(scop: Scop, kernel: Kernel, groups: list[_Group], options: Options,

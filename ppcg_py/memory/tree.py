@@ -185,10 +185,12 @@ def reduction_statement(kernel: str, group: ArrayGroup, step: str) -> str:
     return f"{kernel}_reduce_{step}_{group.name}"
 
 
-def reduction_steps(block_x: int) -> tuple[int, ...]:
-    """The strides of the tree that adds up the partials of a row of `block_x` threads."""
+def reduction_steps(group: ArrayGroup, block_x: int) -> tuple[int, ...]:
+    """The strides of the tree that adds up the partials of a row of `block_x` threads
+    in shared memory (after the warps' shuffles, one partial per warp)."""
+    width = group.partials_per_row(block_x)
     strides, stride = [], 1
-    while stride < block_x:
+    while stride < width:
         stride *= 2
     while stride > 1:
         stride //= 2
@@ -208,7 +210,7 @@ def _combination(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, syn
     step); the row's first thread folds the sum into the location, for each location
     a thread of the row touched; a last barrier before the buffer is used again."""
     pieces = [_reduction_piece(kernel, group, "store", level), _sync(kernel, next(syncs), level)]
-    for stride in reduction_steps(kernel.sizes.block[-1]):
+    for stride in reduction_steps(group, kernel.sizes.block[-1]):
         pieces += [_reduction_piece(kernel, group, f"step{stride}", level), _sync(kernel, next(syncs), level)]
     row = group.copy_out     # the locations the thread's row touches; the row's thread x = 0 folds
     x = row.find_dim_by_name(isl.dim_type.param, kernel.thread_ids[-1])
