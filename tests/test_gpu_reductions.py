@@ -321,3 +321,77 @@ def test_a_sum_between_serial_statements_runs_over_a_block_of_threads(tmp_path, 
     assert len(single) == 4      # nrm = 0; R[k] = sqrt(nrm); sum = 0; beta, alpha and y[k] together
     assert not any(k.reductions for k in _kernels(source))    # a floating sum: only with --reductions
     _verified(source, "--reductions", target=target)
+
+
+GEMM = """
+#define N @N@
+static void f(double C[N][N], double A[N][N], double B[N][N])
+{
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      for (int k = 0; k < N; k++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("n, combined", [(100, True), (600, False)])
+def test_the_threads_combine_a_sum_only_where_the_parallel_loops_leave_the_gpu_short(tmp_path, n, combined):
+    """100 x 100 parallel points are far from a wave of an H100 (270,336 threads): k goes
+    to thread x. 600 x 600 fill it: k stays in each thread, whose tiles are reused from
+    shared memory and registers."""
+    source = tmp_path / "gemm.c"
+    source.write_text(GEMM.replace("@N@", str(n)))
+    (kernel,) = _kernels(source, reductions=True)
+    assert bool(kernel.reductions) == combined
+
+
+CHAIN = """
+#include <math.h>
+#include <stdio.h>
+#define N 50
+#define M 37
+static void f(double data[N][M], double stddev[M])
+{
+#pragma scop
+  for (int j = 0; j < M; j++) {
+    stddev[j] = 0.0;
+    for (int i = 0; i < N; i++)
+      stddev[j] += data[i][j] * data[i][j];
+    stddev[j] /= N;
+    stddev[j] = sqrt(stddev[j]);
+    stddev[j] = stddev[j] <= 0.5 ? 1.0 : stddev[j];
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static double data[N][M], stddev[M];
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) data[i][j] = (double)((i * 3 + j * 7) % 11) / 11;
+  f(data, stddev);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: stddev\\n");
+  for (int j = 0; j < M; j++) fprintf(stderr, "%0.17g\\n", stddev[j]);
+  fprintf(stderr, "end   dump: stddev\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def test_the_readers_of_a_sum_go_to_a_second_kernel_with_what_depends_on_them(tmp_path):
+    """correlation's stddev: the division reads the sum, the square root the division and
+    the guard the root; all three follow the sum into the second kernel (only the first
+    depends on the sum directly)."""
+    source = tmp_path / "chain.c"
+    source.write_text(CHAIN)
+    kernels = _kernels(source, reductions=True)
+    summed = [k for k in kernels if k.reductions]
+    assert len(summed) == 1
+    assert {s.get_tuple_name() for s in _sets(summed[0].domain)} <= {"S_0", "S_1"}
+    _verified(source, "--reductions")
+
+
+def _sets(domain):
+    from ppcg_py.isl_context import sets_of
+    return sets_of(domain)

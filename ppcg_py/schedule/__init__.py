@@ -207,9 +207,10 @@ def gpu_reduction_notes(scop: Scop, kernels: Sequence[Kernel], would: Sequence[K
         lines += [_reduction_line(found[r.statement], f"serial; with --reductions the threads of {k.name} "
                                   "would combine it") for r in k.reductions if r.statement not in combined]
     named = combined | {r.statement for k in would or () for r in k.reductions}
-    lines += [_reduction_line(r, "serial on the GPU: no kernel's threads can combine it (it is not the first "
+    lines += [_reduction_line(r, "serial on the GPU: no kernel's threads combine it (it is not the first "
                                  "sequential member of a parallel kernel's band, or a thread would hold several "
-                                 "of its locations)") for r in scop.reductions if r.statement not in named]
+                                 "of its locations, or the band's parallel loops fill the GPU without it)")
+              for r in scop.reductions if r.statement not in named]
     return tuple(dict.fromkeys(lines))
 
 

@@ -10,6 +10,7 @@ which the host runs. Each kernel's root is marked `kernelN`.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -223,14 +224,25 @@ class KernelMapper:
 
     def band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         lead = _leading_coincident(node)
-        reductions = reduction_member(node, lead, self.reductions, self.dependences) if self.reductions else ()
-        if self.reductions and not reductions and lead > 0:
+        combine = bool(self.reductions) and self._short_of_threads(node, lead)
+        reductions = reduction_member(node, lead, self.reductions, self.dependences) if combine else ()
+        if combine and not reductions and lead > 0:
             split = distributed_tail(node, lead, self.reductions, self.dependences)
             if split is not None:   # the readers of the results in a band (and kernel) of their own
                 return self.visit(split)
         if lead > 0 or reductions:
             return self.parallel_kernel(node, reductions)
         return self._serial_band(node)
+
+    def _short_of_threads(self, band: isl.ScheduleNode, lead: int) -> bool:
+        """Whether the band's parallel members alone give the device less than a wave of
+        threads, so that a reduction member is worth threads of its own. Where they fill it
+        (gemm's i and j), the reduction stays in each thread: its tile is then reused
+        from shared memory and registers, which a sum over thread x gives up."""
+        if lead == 0 or self.device is None:
+            return True
+        extents = band_extents(band, self.device.in_bounds)[:lead]
+        return all(e is not None for e in extents) and math.prod(extents) < self.device.gpu.resident_threads
 
     def _serial_band(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         """A band whose outer member is sequential: one thread runs it, or the host loops

@@ -88,10 +88,10 @@ def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     if not names:
         return None
     domain, _prefix, local = _within_band(band, dependences)
-    tail = {m.get_tuple_name(isl.dim_type.out) for m in maps_of(local)
-            if m.get_tuple_name(isl.dim_type.in_) in names and m.get_tuple_name(isl.dim_type.out) not in names
-            and not m.is_empty()}
-    if not tail or tail == statements - names:
+    edges = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out))
+             for m in maps_of(local) if not m.is_empty()}
+    tail = _reached(names, edges) - names   # correlation's `stddev[j] /= n`, then sqrt, then the guard
+    if not tail:
         return None
     if any(m.get_tuple_name(isl.dim_type.in_) in tail and m.get_tuple_name(isl.dim_type.out) not in tail
            and not m.is_empty() for m in maps_of(local)):
@@ -102,6 +102,15 @@ def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     for part in (head, last):
         filters = filters.add(union_of([isl.UnionSet.from_set(s) for s in part]))
     return band.insert_sequence(filters)
+
+
+def _reached(sources: set[str], edges: set[tuple[str, str]]) -> set[str]:
+    """The statements that depend on `sources`, directly or through others."""
+    reached, frontier = set(sources), set(sources)
+    while frontier:
+        frontier = {b for a, b in edges if a in frontier} - reached
+        reached |= frontier
+    return reached
 
 
 def _within_band(band: isl.ScheduleNode,
