@@ -139,20 +139,11 @@ class KernelMapper:
         if rest.is_empty():
             return None
         deps = self.dependences.intersect_domain(domain).intersect_range(domain)
-        path = tree_position(band)
-        try:
-            if deps.intersect_domain(rest).intersect_range(pinned).is_empty():
-                node = band.order_before(pinned)
-            elif deps.intersect_domain(pinned).intersect_range(rest).is_empty():
-                node = band.order_after(pinned)
-            else:
-                return None
-            node = node_at(node.get_schedule(), path)
-        except isl.Error:
-            return None
-        if _ancestry(node) != _ancestry(band) or node.get_type() != NT.sequence:
-            return None
-        return node
+        if deps.intersect_domain(rest).intersect_range(pinned).is_empty():
+            return _ordered(band, pinned, False, band)
+        if deps.intersect_domain(pinned).intersect_range(rest).is_empty():
+            return _ordered(band, pinned, True, band)
+        return None
 
     def _parallel(self, node: isl.ScheduleNode) -> bool:
         """Whether some band below has a coincident member, or a leading member whose
@@ -209,7 +200,7 @@ class KernelMapper:
         sequence's serial neighbour of that set, so that they join its run: durbin's
         `beta = ...`, unordered with respect to the sum, runs with `alpha = ...` after it.
         The children of a set are independent, so any order of them is valid."""
-        path, k = tree_position(sequence), 0
+        k = 0
         while k < sequence.n_children():
             inner = sequence.child(k).child(0)
             if inner.get_type() == NT.set:
@@ -218,7 +209,8 @@ class KernelMapper:
                 after = k + 1 < sequence.n_children() and self._serial(sequence.child(k + 1))
                 before = k > 0 and self._serial(sequence.child(k - 1))
                 if serial and len(serial) < inner.n_children() and (after or before):
-                    sequence = _reordered(sequence, inner, union_of(serial), after, path)
+                    ordered = _ordered(inner, union_of(serial), after, sequence)
+                    sequence = sequence if ordered is None else ordered
             k += 1
         return sequence
 
@@ -365,19 +357,20 @@ def _grouped(sequence: isl.ScheduleNode, first: int, last: int) -> isl.ScheduleN
     return node
 
 
-def _reordered(sequence: isl.ScheduleNode, inner: isl.ScheduleNode, serial: isl.UnionSet,
-               after: bool, path: list[int]) -> isl.ScheduleNode:
-    """The sequence (at `path`) once the set `inner` below it puts `serial` after (or
-    before) its other children; the sequence unchanged where isl does not splice the
-    new order into it."""
+def _ordered(node: isl.ScheduleNode, instances: isl.UnionSet, after: bool,
+             at: isl.ScheduleNode) -> isl.ScheduleNode | None:
+    """The node at `at`'s position once `node` (`at` or below it) runs `instances` after
+    (or before) its other instances: a sequence there. None where isl fails, or splices
+    the new sequence into one above (the nodes the mapper is walking have moved)."""
+    path = tree_position(at)
     try:
-        node = inner.order_after(serial) if after else inner.order_before(serial)
-        node = node_at(node.get_schedule(), path)
+        ordered = node.order_after(instances) if after else node.order_before(instances)
+        ordered = node_at(ordered.get_schedule(), path)
     except isl.Error:
-        return sequence
-    if _ancestry(node) != _ancestry(sequence) or node.get_type() != NT.sequence:
-        return sequence
-    return node
+        return None
+    if _ancestry(ordered) != _ancestry(at) or ordered.get_type() != NT.sequence:
+        return None
+    return ordered
 
 
 def _ancestry(node: isl.ScheduleNode) -> list[tuple]:
