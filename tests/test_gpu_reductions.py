@@ -395,3 +395,50 @@ def test_the_readers_of_a_sum_go_to_a_second_kernel_with_what_depends_on_them(tm
 def _sets(domain):
     from ppcg_py.isl_context import sets_of
     return sets_of(domain)
+
+
+LUDCMP = """
+#include <stdio.h>
+#define N 150
+static void f(double A[N][N])
+{
+  double w;
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    for (int j = 0; j < i; j++) {
+      w = A[i][j];
+      for (int k = 0; k < j; k++)
+        w -= A[i][k] * A[k][j];
+      A[i][j] = w / A[j][j];
+    }
+    for (int j = i; j < N; j++) {
+      w = A[i][j];
+      for (int k = 0; k < i; k++)
+        w -= A[i][k] * A[k][j];
+      A[i][j] = w;
+    }
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N][N];
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) A[i][j] = i == j ? N + 1.0 : (double)((i * 3 + j * 7) % 11) / 22;
+  f(A);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: A\\n");
+  for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) fprintf(stderr, "%0.17g\\n", A[i][j]);
+  fprintf(stderr, "end   dump: A\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def test_a_sum_keeps_one_thread_where_threads_would_cost_a_scalar_its_private_copies(tmp_path):
+    """ludcmp: giving the first `w -= ...` sum threads of its own would split `w`'s live
+    range over three launches, and `w` could no longer be private in the parallel
+    second `j` loop: the whole SCoP would run serially. The sum keeps one thread."""
+    source = tmp_path / "ludcmp.c"
+    source.write_text(LUDCMP)
+    kernels = _kernels(source, reductions=True)
+    assert any(k.block_ids and "w" in k.private for k in kernels)
+    _verified(source, "--reductions")

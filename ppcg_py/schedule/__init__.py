@@ -158,12 +158,13 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     host_only = frozenset(s.name for s in scop.statements if s.calls)
     device = device_sizing(scop, options)
     reductions = reduced_locations(scop, options)
+    serial_sums = True
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
         schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
         schedule, ends = host_ends(schedule)
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
-                                       host_only, every, device, reductions)
+                                       host_only, every, device, reductions, serial_sums)
         if kernels is None:     # a host-only statement the mapper could not keep out of a kernel
             ends = HostEnds(head=frozenset(s.name for s in scop.statements))
             if not warned:
@@ -181,6 +182,12 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
             unsafe = changed_values(scop, deps, schedule, kernels, [p.private for p in found], reorderable - fixed)
         if not unsafe:
             break
+        if serial_sums and any(unsafe & p.private for k, p in zip(kernels, found) if k.block_ids):
+            # a sum between serial statements, given threads of its own, split the live
+            # range of a scalar that a parallel kernel keeps private (ludcmp's `w`): map
+            # the sum in one thread again rather than lose the parallel kernel
+            serial_sums = False
+            continue
         fixed |= unsafe
     kernels = [replace(k, private=p.private) for k, p in zip(kernels, found)]
     notes = expansion_notes(scop, expansions) if options.verbose else ()
@@ -188,7 +195,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
         every_reduction = reduced_locations(scop, replace(options, reductions=True))
         would = None if options.reductions or every_reduction == reductions else \
             _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements, host_only, every, device,
-                    every_reduction)[2]
+                    every_reduction, serial_sums)[2]
         notes += gpu_reduction_notes(scop, kernels, would)
     return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends, notes=notes)
 
@@ -251,7 +258,8 @@ def _every_dependence(deps: Dependences) -> isl.UnionMap:
 def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.UnionMap | None, names: Names,
             first_kernel: int, ends: frozenset[str] = frozenset(), pinned: frozenset[str] = frozenset(),
             dependences: isl.UnionMap | None = None, device: DeviceSizing | None = None,
-            reductions: tuple[ReducedLocation, ...] = ()) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
+            reductions: tuple[ReducedLocation, ...] = (),
+            serial_sums: bool = True) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
     """The statements left on the host, the tree with kernels marked, and the kernels.
     `ends`: the SCoP's serial head and tail (host.py), which stay on the host;
     `pinned`: statements that must run on the host wherever they are (they call a
@@ -264,7 +272,7 @@ def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.Uni
     while True:
         host = host_statements(scop, excluded, ends) | pinned
         mapper = KernelMapper(options, sizes, names, first_kernel, host, pinned - ends, dependences, device,
-                              reductions)
+                              reductions, serial_sums)
         final = mapper.run(schedule)
         launched = frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
         if mapper.mixed or launched & pinned:

@@ -75,8 +75,10 @@ class KernelMapper:
     def __init__(self, options: Options, sizes: isl.UnionMap | None, names: Names,
                  first_kernel: int = 0, host: frozenset[str] = frozenset(),
                  pinned: frozenset[str] = frozenset(), dependences: isl.UnionMap | None = None,
-                 device: DeviceSizing | None = None, reductions: Sequence[ReducedLocation] = ()) -> None:
+                 device: DeviceSizing | None = None, reductions: Sequence[ReducedLocation] = (),
+                 serial_sums: bool = True) -> None:
         self.options, self.sizes, self.names = options, sizes, names
+        self.serial_sums = serial_sums    # sums between serial statements get threads (_reduction_band)
         self.device = device              # sizes chosen for the GPU, where the user gave none
         self.reductions = tuple(reductions)   # statements whose partials threads may combine
         self.first = first_kernel
@@ -157,7 +159,7 @@ class KernelMapper:
     def _reduction_band(self, band: isl.ScheduleNode) -> bool:
         """Whether the band's first member is sequential only through reductions the
         threads can combine, over enough values to outweigh a launch of its own."""
-        if not self.reductions or band.band_member_get_coincident(0):
+        if not self.serial_sums or not self.reductions or band.band_member_get_coincident(0):
             return False
         # the mapper asks again as it walks down; the band's statements and schedule
         # decide the answer (whatever the order of the sequences above it)
