@@ -135,7 +135,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[mark.get_annotation().get_name()]
         args = kernel_arguments(scheduled, memory, launch, _by_pointer(scheduled, scalars_by_pointer))
-        declarations = c_lines(_declarations(memory.kernel(name), launch.kernel.sizes.block), "  ")
+        declarations = c_lines(_declarations(memory.kernel(name)), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(calls.statements).statements(launch.body), "  ")
         # isl may generate one kernel's mark at several points of the host code, each
@@ -166,13 +166,12 @@ def _by_pointer(scheduled: ScheduledScop, scalars_by_pointer: bool) -> frozenset
     return frozenset(a.name for a in host_variables(scheduled.scop) if not a.local)
 
 
-def _declarations(memory: KernelMemory, block: tuple[int, ...] = (1,)) -> list[c_ast.Node]:
+def _declarations(memory: KernelMemory) -> list[c_ast.Node]:
     """The kernel's shared and private buffers."""
     return [declaration(g.name, None, type_name=g.element_type, dims=g.shape,
                         storage=("__shared__",) if g.placement == "shared" else ())
             for placement in ("shared", "private") for g in memory.groups if g.placement == placement] + \
-        partial_declarations([(g, math.prod(block), block[-1]) for g in memory.groups
-                              if g.placement == "reduction"], "__shared__")
+        partial_declarations([g for g in memory.groups if g.placement == "reduction"], "__shared__")
 
 
 def _no_summarised_calls(scop) -> None:

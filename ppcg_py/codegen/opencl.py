@@ -16,8 +16,6 @@ Variable-length array parameters need nothing special here: the host file stays 
 """
 from __future__ import annotations
 
-import math
-
 import os
 import re
 from collections.abc import Sequence
@@ -119,7 +117,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[mark.get_annotation().get_name()]
         args = kernel_arguments(scheduled, memory, launch, frozenset())
-        declarations = c_lines(_declarations(memory.kernel(name), launch.kernel.sizes.block), "  ")
+        declarations = c_lines(_declarations(memory.kernel(name)), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(kernel_calls.statements).statements(launch.body), "  ")
         parameters = ", ".join(_kernel_parameter(a) for a in args) or "void"
@@ -184,13 +182,12 @@ class _MathNames(c_ast.NodeVisitor):
                                for k, arg in enumerate(node.args.exprs)]
 
 
-def _declarations(memory: KernelMemory, block: tuple[int, ...] = (1,)) -> list[c_ast.Node]:
+def _declarations(memory: KernelMemory) -> list[c_ast.Node]:
     """The kernel's `__local` (CUDA's shared) and private buffers."""
     return [declaration(g.name, None, type_name=g.element_type, dims=g.shape,
                         storage=("__local",) if g.placement == "shared" else ())
             for placement in ("shared", "private") for g in memory.groups if g.placement == placement] + \
-        partial_declarations([(g, math.prod(block), block[-1]) for g in memory.groups
-                              if g.placement == "reduction"], "__local")
+        partial_declarations([g for g in memory.groups if g.placement == "reduction"], "__local")
 
 
 def _kernel_parameter(arg: KernelArgument) -> str:

@@ -64,14 +64,12 @@ def reduction_statement(call: ReductionCall, element: c_ast.Node | None) -> c_as
     return c_ast.Assignment("=", element, combined(call.op, element, row))
 
 
-def partial_declarations(call_groups, storage: str) -> list[c_ast.Node]:
-    """Each reduction group's register and its shared (`__shared__`/`__local`) buffer:
-    (group, threads of the block, threads along x) pairs."""
+def partial_declarations(groups, storage: str) -> list[c_ast.Node]:
+    """Each reduction group's register and its shared (`__shared__`/`__local`) buffer."""
     nodes = []
-    for group, threads, block_x in call_groups:
-        slots = threads // block_x * group.partials_per_row(block_x)
+    for group in groups:
         nodes.append(declaration(group.name, None, type_name=group.element_type, dims=group.shape))
-        nodes.append(declaration(group.partials, None, type_name=group.element_type, dims=(slots,),
+        nodes.append(declaration(group.partials, None, type_name=group.element_type, dims=(group.slots,),
                                  storage=(storage,)))
     return nodes
 

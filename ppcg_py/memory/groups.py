@@ -16,6 +16,8 @@ c0, c1, ... (the generated loop iterators), so that they read as C at any level.
 """
 from __future__ import annotations
 
+import math
+
 import itertools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -60,6 +62,7 @@ class ArrayGroup:
     reason: str = ""              # why this placement (for --report)
     reduction: str = ""           # "reduction": how the threads' partials combine (+ * & | ^ min max)
     warp: int = 0                 # "reduction": lanes whose partials a shuffle tree adds first (CUDA), or 0
+    slots: int = 0                # "reduction": the shared buffer's partials (partials_per_row per row)
 
     def partials_per_row(self, block_x: int) -> int:
         """A reduction group's shared slots per row of thread x: one per warp after the
@@ -91,7 +94,9 @@ class KernelMemory:
 
     @property
     def shared_bytes(self) -> int:
-        return sum(g.bytes for g in self.groups if g.placement == "shared")
+        """Shared buffers and the reductions' buffers of partials."""
+        return sum(g.bytes for g in self.groups if g.placement == "shared") + \
+            sum(g.slots * ELEMENT_BYTES.get(g.element_type, 8) for g in self.groups if g.placement == "reduction")
 
 
 @dataclass(frozen=True)
@@ -182,12 +187,14 @@ def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Re
     if box is None or box_size(box) != 1:     # the mapper checked that the location is one element
         raise RuntimeError(f"{kernel.name}: a thread's partial of {reduction.statement} is not one element")
     array = scop.array(reduction.array)
-    warp = WARP if shuffles and kernel.sizes.block[-1] % WARP == 0 and array.element_type in SHUFFLED_TYPES else 0
+    block = kernel.sizes.block
+    warp = WARP if shuffles and block[-1] % WARP == 0 and array.element_type in SHUFFLED_TYPES else 0
+    rows = math.prod(block[:-1])
     return ArrayGroup(array.name, frozenset(r.tag for r in refs), "reduction", level=level, box=box,
                       copy_in=elements, copy_out=elements, element_type=array.element_type,
                       reason=f"reduction '{reduction.op}' over thread x: a partial per thread, combined "
                              + ("by warp shuffles, then in shared memory" if warp else "in shared memory"),
-                      reduction=reduction.op, warp=warp)
+                      reduction=reduction.op, warp=warp, slots=rows * (block[-1] // warp if warp else block[-1]))
 
 
 def _place_all(scop: Scop, kernel: Kernel, groups: list[_Group], options: Options,
