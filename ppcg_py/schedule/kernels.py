@@ -354,9 +354,7 @@ def _grouped(sequence: isl.ScheduleNode, first: int, last: int) -> isl.ScheduleN
         return sequence
     # isl splices a new sequence into an enclosing one where it can: then the nodes
     # around this one (which the mapper is walking) have moved; keep one kernel per child
-    if _ancestry(node) != _ancestry(sequence) or node.get_type() != NT.sequence:
-        return sequence
-    return node
+    return node if _sequence_in_place(node, sequence) else sequence
 
 
 def _ordered(node: isl.ScheduleNode, instances: isl.UnionSet, after: bool,
@@ -370,9 +368,13 @@ def _ordered(node: isl.ScheduleNode, instances: isl.UnionSet, after: bool,
         ordered = node_at(ordered.get_schedule(), path)
     except isl.Error:
         return None
-    if _ancestry(ordered) != _ancestry(at) or ordered.get_type() != NT.sequence:
-        return None
-    return ordered
+    return ordered if _sequence_in_place(ordered, at) else None
+
+
+def _sequence_in_place(node: isl.ScheduleNode, before: isl.ScheduleNode) -> bool:
+    """Whether `node` is a sequence with the ancestry `before` had (isl did not splice it
+    into a sequence above)."""
+    return node.get_type() == NT.sequence and _ancestry(node) == _ancestry(before)
 
 
 def _ancestry(node: isl.ScheduleNode) -> list[tuple]:
