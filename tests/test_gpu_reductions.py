@@ -442,3 +442,23 @@ def test_a_sum_keeps_one_thread_where_threads_would_cost_a_scalar_its_private_co
     kernels = _kernels(source, reductions=True)
     assert any(k.block_ids and "w" in k.private for k in kernels)
     _verified(source, "--reductions")
+
+
+def test_a_column_read_once_stays_in_global_memory_and_the_partials_count_as_shared(tmp_path):
+    """gramschmidt's `nrm += A[i][k] * A[i][k]`: A's column, one element per row, would be
+    copied to shared memory with the same stride, so it is read where it is; the kernel's
+    shared memory is the warps' partials (one double per warp of the 256-thread row)."""
+    from ppcg_py.memory import plan_memory
+    source = tmp_path / "serial_around.c"
+    source.write_text(SERIAL_AROUND)
+    opts = Options(reductions=True, device_sizes=True)
+    scop = extract_scops(str(source), new_context())[0]
+    scheduled = schedule_scop(scop, opts)
+    plan = plan_memory(scheduled, opts)
+    (kernel,) = [k for k in scheduled.kernels if [r.statement for r in k.reductions] == ["S_1"]]
+    memory = plan.kernel(kernel.name)
+    (column,) = [g for g in memory.groups if g.array == "A"]
+    assert column.placement == "global" and "one element per row" in column.reason
+    (partials,) = [g for g in memory.groups if g.placement == "reduction"]
+    assert partials.warp == 32 and partials.slots == kernel.sizes.block[-1] // 32
+    assert memory.shared_bytes == 8 * partials.slots

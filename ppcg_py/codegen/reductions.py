@@ -21,6 +21,7 @@ from pycparser import c_ast
 
 from ..diagnostics import CompileError
 from ..isl_c import integer
+from ..memory import partials_per_row
 from .ast import ReductionCall
 from .printer import declaration
 
@@ -117,8 +118,8 @@ def _shuffled(call: ReductionCall, partial: c_ast.Node) -> list[c_ast.Node]:
 
 
 def _width(call: ReductionCall) -> int:
-    """The shared slots of a row of thread x: one per warp after the shuffles."""
-    return call.block[-1] // call.warp if call.warp else call.block[-1]
+    """The shared slots of a row of thread x."""
+    return partials_per_row(call.block[-1], call.warp)
 
 
 def _slot_index(call: ReductionCall, x: c_ast.Node) -> c_ast.Node:

@@ -6,13 +6,13 @@ from dataclasses import replace
 from ..options import Options
 from ..schedule import ScheduledScop
 from .device_arrays import DeviceArray, extent_set
-from .groups import ArrayGroup, KernelMemory, plan_kernel
+from .groups import ArrayGroup, KernelMemory, partials_per_row, plan_kernel
 from .host_syncs import HostSync, plan_host_syncs, with_host_syncs
 from .transfers import MemoryPlan, plan_transfers
 from .tree import copy_statement, reduction_statement, reduction_steps, transfer_statement, with_copies
 
 __all__ = ["ArrayGroup", "DeviceArray", "HostSync", "KernelMemory", "MemoryPlan", "copy_statement", "extent_set",
-           "plan_memory", "reduction_statement", "reduction_steps", "transfer_statement"]
+           "partials_per_row", "plan_memory", "reduction_statement", "reduction_steps", "transfer_statement"]
 
 
 def plan_memory(scheduled: ScheduledScop, options: Options) -> MemoryPlan:

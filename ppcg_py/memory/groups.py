@@ -16,9 +16,8 @@ c0, c1, ... (the generated loop iterators), so that they read as C at any level.
 """
 from __future__ import annotations
 
-import math
-
 import itertools
+import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -46,6 +45,12 @@ SHUFFLED_TYPES = frozenset({"int", "unsigned", "unsigned int", "long", "long int
                             "long long", "unsigned long long", "float", "double"})
 
 
+def partials_per_row(block_x: int, warp: int) -> int:
+    """A reduction's shared slots per row of thread x: one per warp after the shuffle
+    tree (`warp` lanes), else one per thread."""
+    return block_x // warp if warp else block_x
+
+
 @dataclass(frozen=True)
 class ArrayGroup:
     """References of one kernel that share one copy of their elements."""
@@ -65,9 +70,7 @@ class ArrayGroup:
     slots: int = 0                # "reduction": the shared buffer's partials (partials_per_row per row)
 
     def partials_per_row(self, block_x: int) -> int:
-        """A reduction group's shared slots per row of thread x: one per warp after the
-        shuffle tree, else one per thread."""
-        return block_x // self.warp if self.warp else block_x
+        return partials_per_row(block_x, self.warp)
 
     @property
     def partials(self) -> str:
@@ -189,12 +192,11 @@ def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Re
     array = scop.array(reduction.array)
     block = kernel.sizes.block
     warp = WARP if shuffles and block[-1] % WARP == 0 and array.element_type in SHUFFLED_TYPES else 0
-    rows = math.prod(block[:-1])
     return ArrayGroup(array.name, frozenset(r.tag for r in refs), "reduction", level=level, box=box,
                       copy_in=elements, copy_out=elements, element_type=array.element_type,
                       reason=f"reduction '{reduction.op}' over thread x: a partial per thread, combined "
                              + ("by warp shuffles, then in shared memory" if warp else "in shared memory"),
-                      reduction=reduction.op, warp=warp, slots=rows * (block[-1] // warp if warp else block[-1]))
+                      reduction=reduction.op, warp=warp, slots=math.prod(block[:-1]) * partials_per_row(block[-1], warp))
 
 
 def _place_all(scop: Scop, kernel: Kernel, groups: list[_Group], options: Options,

@@ -93,8 +93,7 @@ def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     tail = _reached(names, edges) - names   # correlation's `stddev[j] /= n`, then sqrt, then the guard
     if not tail:
         return None
-    if any(m.get_tuple_name(isl.dim_type.in_) in tail and m.get_tuple_name(isl.dim_type.out) not in tail
-           and not m.is_empty() for m in maps_of(local)):
+    if any(a in tail and b not in tail for a, b in edges):
         return None
     head = [s for s in sets_of(domain) if s.get_tuple_name() not in tail]
     last = [s for s in sets_of(domain) if s.get_tuple_name() in tail]
