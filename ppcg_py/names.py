@@ -12,6 +12,7 @@ class Names:
     block: str = "b"        # block ids b0, b1
     thread: str = "t"       # thread ids t0, t1, t2
     device: str = "dev_"    # device copies dev_A
+    register: str = "reg_"  # the C target's blocks of an array kept in registers: reg_C
 
     @classmethod
     def avoiding(cls, used: frozenset[str]) -> "Names":
@@ -20,7 +21,7 @@ class Names:
             while any(_clashes(candidate, name, numbered) for name in used):
                 candidate += "_"
             return candidate
-        return cls(free("c", True), free("b", True), free("t", True), free("dev_", False))
+        return cls(free("c", True), free("b", True), free("t", True), free("dev_", False), free("reg_", False))
 
     def iterators(self, n: int) -> list[str]:
         return [f"{self.iterator}{k}" for k in range(n)]

@@ -134,6 +134,8 @@ OPTION_SETS = {
     "tiled": ("--tile",),
     "tile-sizes": ("--tile", "--tile-sizes", "8,5,3"),
     "sizes": ("--tile", "--sizes", "{ kernel[i] -> tile[7,4,6] }"),
+    # register blocks (4 x 8) that straddle the tiles: full and partial blocks in one tile
+    "register-blocks": ("--tile", "--tile-sizes", "6,12,5"),
 }
 
 
@@ -344,6 +346,53 @@ def test_gemm_point_loops_put_the_parallel_unit_stride_loop_innermost(tmp_path):
     assert "for (" not in body, body                         # innermost
     update = re.search(r"C\[[^]]*\]\[([^]]*)\] \+= .*B\[[^]]*\]\[([^]]*)\]", body)
     assert update is not None and update.group(1).endswith(j) and update.group(2).endswith(j), body
+
+
+def _gemm(tmp_path: Path, *args: str) -> str:
+    from polybench_cases import POLYBENCH, kernel_source
+
+    source = kernel_source("gemm")
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", "--tile", *args,
+                           "-I", str(POLYBENCH / "utilities"), "-I", str(source.parent), "-DMINI_DATASET",
+                           "--output-dir", str(tmp_path), str(source)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return (tmp_path / "gemm.ppcg.c").read_text()
+
+
+def test_gemm_keeps_a_block_of_c_in_registers(tmp_path):
+    """gemm's full 4 x 8 blocks of C stay in a local array across the loop over k (read
+    before it, written after it), the rows unrolled; `C *= beta` runs on the block once,
+    before the loop over k, not under a guard inside it."""
+    text = _gemm(tmp_path)
+    assert "double reg_C[4][8];" in text, text
+    block = text[text.index("double reg_C[4][8];"):]
+    block = block[:block.index("= reg_C[c")]
+    assert re.search(r"reg_C\[c\d+\]\[c\d+\] = C\[", block), block          # the copy in
+    updates = re.findall(r"reg_C\[(\d)\]\[c\d+\] \+= alpha \* A\[", block)
+    assert updates == ["0", "1", "2", "3"], block                               # rows unrolled
+    scale = block.index("*= beta")
+    assert block.index("+= alpha") > scale and "for (" not in block[block.rindex("if (", 0, scale):scale] \
+        .split("{", 1)[0], block
+    assert not re.search(r"if \(c\d+ == 0 && c\d+ == 0\)", block), block
+
+
+def test_no_register_tiles_option(tmp_path):
+    assert "reg_" not in _gemm(tmp_path, "--no-register-tiles")
+
+
+def test_register_blocks_in_the_straddling_option_set(tmp_path):
+    """The option set `register-blocks` makes blocks (else its verification proves nothing)."""
+    text = _compiled(_program(tmp_path, "product_and_stencil"), tmp_path, *OPTION_SETS["register-blocks"])
+    assert "double reg_B[4][8];" in text, text
+
+
+@pytest.mark.parametrize("kernel, blocks", [("gemm", 1), ("2mm", 2), ("syr2k", 1), ("covariance", 0)])
+def test_register_tiles_of_polybench(kernel, blocks):
+    """The bands that get register blocks; covariance's also writes `cov[j][i]`, which a
+    block of rows and columns does not hold."""
+    tiles = [t for s in _cpu_schedules(kernel, openmp=True, tile=True) for t in s.register_tiles]
+    assert len(tiles) == blocks, tiles
+    assert all(t.extents == (4, 8) for t in tiles)
 
 
 def test_without_openmp_the_vector_loop_is_gcc_ivdep(tmp_path):

@@ -136,6 +136,7 @@ class ScopAst:
     root: isl.AstNode
     calls: dict[str, Call] = field(default_factory=dict)
     launches: dict[str, Launch] = field(default_factory=dict)
+    blocks: dict = field(default_factory=dict)  # the C target's register blocks, by mark annotation
 
 
 def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:

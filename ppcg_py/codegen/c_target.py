@@ -10,22 +10,29 @@ clauses (`reduction(+:s)`, `reduction(min:A[0:n][0:m])`); the loop iterators are
 loops, so each thread has its own. A serial loop around such loops (a time loop)
 becomes one `#pragma omp parallel` region instead, its parallel loops `omp for`
 (`omp_region.py`), so that a team is not started at each of its iterations.
+At a `register_tileN` mark (schedule/register_tiles.py) the block of the array that the
+loops inside accumulate into is copied into a local `reg_A[rows][columns]` and back,
+and the statements inside use that copy, which gcc keeps in registers.
 """
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from copy import deepcopy as copy_of
 from dataclasses import dataclass
 
 import islpy as isl
 from pycparser import c_ast, c_generator
 
 from ..schedule import ScheduledScop
-from .ast import ScopAst, StatementCall, Subscript, ast_from_tree, source_indices, with_atomic_fallback
+from ..schedule.register_tiles import RegisterTile
+from ..isl_budget import is_operation_limit
+from .ast import (ScopAst, StatementCall, Subscript, ast_from_tree, source_indices, with_atomic_fallback,
+                  without_unrolling)
 from .common import array_extents, local_array_names, local_declarations, runs_where, scop_guard
 from ..isl_c import c_node
 from .omp_region import with_parallel_regions
-from .printer import AstPrinter, c_lines
+from .printer import AstPrinter, c_lines, declaration
 from .statements import elements, instance, linearized, member_element, printed_tags, subscripted
 from .source import Source
 
@@ -53,12 +60,24 @@ class CFile:
         return [(self.name, self.text)]
 
 
+@dataclass(frozen=True)
+class RegisterBlock:
+    """One place where isl printed a register tile's mark: the first element of the
+    array's block there (isl expressions in the loops around)."""
+
+    tile: RegisterTile
+    first: tuple[isl.AstExpr, ...]
+
+
 def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
     """The SCoP's AST: every statement instance a call on the host's own variables;
-    the `omp_parallelN` marks stay in the AST."""
+    the `omp_parallelN` marks stay in the AST, and under a `register_tileN` mark the
+    block's array is its local copy."""
     scop = scheduled.scop
     statements = {s.name: s for s in scop.statements}
+    tiles = {t.name: t for t in scheduled.register_tiles}
     result = ScopAst(scop, None)  # type: ignore[arg-type]
+    inside: list[RegisterTile] = []     # the register tile whose mark isl is generating
 
     def at_domain(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
         schedule = isl.Map.from_union_map(build.get_schedule())
@@ -69,6 +88,9 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
         printed = printed_tags(stmt.body, stmt.accesses) if stmt.calls else None
         for acc in stmt.accesses:
             if printed is not None and acc.tag not in printed:
+                continue
+            if inside and acc.array == inside[-1].array:
+                references[acc.tag] = _in_block(inside[-1], stmt.domain, at, scheduled.names, build)
                 continue
             if not acc.exact:
                 references[acc.tag] = Subscript(acc.array, source_indices(acc, at, build), host=True)
@@ -81,12 +103,57 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
         result.calls[key] = StatementCall(stmt.name, iterators, references)
         return node.set_annotation(isl.Id(key, context=scop.ctx))
 
+    def before_mark(mark: isl.Id, _build: isl.AstBuild) -> None:
+        if mark.get_name() in tiles:
+            inside.append(tiles[mark.get_name()])
+
+    def after_mark(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        tile = tiles.get(node.mark_get_id().get_name())
+        if tile is None:
+            return node
+        inside.pop()
+        key = f"{tile.name}@{len(result.blocks)}"
+        result.blocks[key] = RegisterBlock(tile, _first_element(tile, scop, build))
+        return node.set_annotation(isl.Id(key, context=scop.ctx))
+
     def build(schedule: isl.Schedule) -> isl.AstNode:
         result.calls.clear()    # of an attempt that isl failed
-        return ast_from_tree(scheduled, schedule, at_domain)
+        result.blocks.clear()
+        inside.clear()
+        return ast_from_tree(scheduled, schedule, at_domain, before_mark, after_mark)
 
-    result.root = with_atomic_fallback(build, scheduled.final_schedule, scop)
+    try:
+        result.root = with_atomic_fallback(build, scheduled.final_schedule, scop)
+    except isl.Error as exc:     # isl's generator has failed on unrolled loops (ast.py): the rows as a loop
+        if not scheduled.register_tiles or is_operation_limit(exc):
+            raise
+        result.root = with_atomic_fallback(build, without_unrolling(scheduled.final_schedule), scop)
     return result
+
+
+def _in_block(tile: RegisterTile, instance: isl.Set, at: isl.PwMultiAff, names, build: isl.AstBuild) -> Subscript:
+    """The local copy's element of an instance: its row and column in the block, in
+    the loops around (isl may have unrolled the row loop)."""
+    def value(place: isl.UnionPwAff) -> isl.AstExpr:
+        own = isl.UnionMap.from_union_pw_aff(place).intersect_domain(isl.UnionSet.from_set(instance))
+        return build.expr_from_pw_aff(isl.PwMultiAff.from_map(isl.Map.from_union_map(own)).get_pw_aff(0)
+                                      .pullback_pw_multi_aff(at))
+    place = tuple(value(p) for p in tile.places)
+    return Subscript(names.register + tile.array, place, buffer=True)
+
+
+def _first_element(tile: RegisterTile, scop, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
+    """The first element of the array's block at the mark: the least element the
+    instances under it access (the block is full: it is a box from there)."""
+    accesses = None
+    for stmt in scop.statements:
+        for acc in stmt.accesses:
+            if acc.array == tile.array:
+                part = isl.UnionMap.from_map(acc.index.intersect_domain(stmt.domain))
+                accesses = part if accesses is None else accesses.union(part)
+    at_mark = build.get_schedule().reverse().apply_range(accesses)
+    first = isl.Map.from_union_map(at_mark).lexmin_pw_multi_aff()
+    return tuple(build.expr_from_pw_aff(first.get_pw_aff(d)) for d in range(first.dim(isl.dim_type.out)))
 
 
 def generate_c(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, ScopAst]],
@@ -113,21 +180,22 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
     bodies = {s.name: s.body for s in scop.statements}
     loops = {loop.name: loop for loop in scheduled.parallel}
     vector_loops = {loop.name: loop for loop in scheduled.vector_loops}
+    register_tiles = {tile.name for tile in scheduled.register_tiles}
     extents, expanded = array_extents(scheduled), local_array_names(scop)
     iterators = scheduled.names.iterators(64)
     members = {a.name: a.member for a in scop.arrays if a.member is not None}
 
+    def element(ref: Subscript, indices: list[c_ast.Node]) -> c_ast.Node:
+        if ref.name in members:
+            return member_element(c_ast.ID(members[ref.name].variable), members[ref.name], indices, [],
+                                  linear=False)
+        if ref.name in expanded:
+            return linearized(ref.name, indices, extents[ref.name])
+        return subscripted(ref.name, indices)
+
     def user(key: str, _loops: dict) -> list[c_ast.Node]:
         call = ast.calls[key]
         iterators = {name: c_node(e) for name, e in call.iterators.items()}
-
-        def element(ref: Subscript, indices: list[c_ast.Node]) -> c_ast.Node:
-            if ref.name in members:
-                return member_element(c_ast.ID(members[ref.name].variable), members[ref.name], indices, [],
-                                      linear=False)
-            if ref.name in expanded:
-                return linearized(ref.name, indices, extents[ref.name])
-            return subscripted(ref.name, indices)
         references = elements(call.references, element, iterators)
         return [instance(bodies[call.statement], references, iterators)]
 
@@ -135,6 +203,11 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         body = printer.statements(mark.mark_get_node())
+        if name in register_tiles:
+            block = ast.blocks[mark.get_annotation().get_name()]
+            local = scheduled.names.register + block.tile.array
+            return [_register_block(block, local, scop.array(block.tile.array).element_type, body,
+                                    element, iterators)]
         if name in vector_loops:
             return _with_pragma(body, c_ast.Pragma(vector_pragma), iterators[vector_loops[name].depth])
         loop = loops.get(name)
@@ -165,6 +238,30 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
         return [head, f"{indent}{{", *local, *(line[2:] if line else line for line in code), *freeing, f"{indent}}}"]
     return [head, f"{indent}{{", *local, f"{indent}  if ({guard}) {{", *code, f"{indent}  }}", *freeing,
             f"{indent}}}"]
+
+
+def _register_block(block: RegisterBlock, local: str, element_type: str, body: list[c_ast.Node],
+                    element, iterators: list[str]) -> c_ast.Compound:
+    """`{ T local[rows][columns]; local = block of A; body; block of A = local; }`: the
+    copies loop over the block with the row and column loops' iterators, which are
+    free there."""
+    tile = block.tile
+    row, column = (c_ast.ID(iterators[depth]) for depth in tile.depths)
+    indices = [c_node(e) for e in block.first]
+    for subscript, step in zip(tile.subscripts, (row, column)):
+        indices[subscript] = c_ast.BinaryOp("+", indices[subscript], step)
+    array = element(Subscript(tile.array, (), host=True), indices)
+    copy = c_ast.ArrayRef(c_ast.ArrayRef(c_ast.ID(local), row), column)
+
+    def over_block(statement: c_ast.Node) -> c_ast.Node:
+        for it, extent in reversed(list(zip((row, column), tile.extents))):
+            statement = c_ast.For(c_ast.DeclList([declaration(it.name, c_ast.Constant("int", "0"))]),
+                                  c_ast.BinaryOp("<", it, c_ast.Constant("int", str(extent))),
+                                  c_ast.UnaryOp("p++", it), c_ast.Compound([statement]))
+        return statement
+    return c_ast.Compound([declaration(local, None, type_name=element_type, dims=tile.extents),
+                           over_block(c_ast.Assignment("=", copy, array)), *body,
+                           over_block(c_ast.Assignment("=", copy_of(array), copy_of(copy)))])
 
 
 def reduction_clauses(reductions: Sequence[tuple[str, str]], scop, extents: dict[str, list[c_ast.Node]]) -> str:

@@ -44,6 +44,7 @@ class ScheduledScop:
     vector_loops: tuple = ()        # the C target's innermost loops for the vectoriser (`omp_simdN` marks)
     tiles: tuple[tuple[int, ...], ...] = ()   # the C target's tile sizes, per band tiled (`kernel[i]`)
     notes: tuple[str, ...] = ()     # -v: the reduction loops found and what became of them (reductions.py)
+    register_tiles: tuple = ()      # the C target's blocks kept in registers (register_tiles.RegisterTile)
 
     @property
     def host_scalars(self) -> frozenset[str]:

@@ -70,7 +70,7 @@ def cache_tile_sizes(steps: AccessSteps, order: tuple[int, ...], scop: Scop,
     innermost = order[-1]
     if innermost == parallel:
         return tuple(sizes)
-    element = {a.name: _element_bytes(a.element_type) for a in scop.arrays}
+    element = {a.name: element_bytes(a.element_type) for a in scop.arrays}
     while sizes[innermost] < MAX_INNERMOST_TILE:
         grown = list(sizes)
         grown[innermost] *= 2
@@ -96,6 +96,6 @@ def _reuse_fits(steps: AccessSteps, order: tuple[int, ...], sizes: list[int], el
     return True
 
 
-def _element_bytes(c_type: str) -> int:
+def element_bytes(c_type: str) -> int:
     words = c_type.split()
     return 8 if {"double", "long"} & set(words) or "*" in c_type else 4 if c_type != "char" else 1

@@ -10,7 +10,9 @@ sizes file names every band of a file: `--dump-sizes`, `--sizes-file`,
 `--autotune`; without any of them, from the caches: cache_sizes.py). Its point
 loops are reordered so that the innermost is parallel and unit-stride
 (point_order.py), marked `omp_simdN` where that is safe, and distributed over the
-statements under it where that takes one out of a loop (distribute.py). With
+statements under it where that takes one out of a loop (distribute.py). Where a
+block of an array accumulates along a point loop between its rows and columns (gemm's
+`C` along `k`), the band's full blocks keep it in registers (register_tiles.py). With
 `--openmp`, the outermost coincident member of each band that is
 not already inside a parallel loop becomes a band of its own under a mark
 `omp_parallelN`: the loop that gets `#pragma omp parallel for` (or `omp for`
@@ -49,6 +51,7 @@ from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, e
 from .private import changed_values, privatize
 from .cache_sizes import cache_tile_sizes
 from .point_order import access_steps, permuted, point_order
+from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
 from .sizes import kernel_sizes
 
 NT = isl.schedule_node_type
@@ -86,6 +89,7 @@ class _Walk:
     first: int = 0                  # the number of the SCoP's first tiled band (`kernel[i]` in --sizes)
     tiles: list[tuple[int, ...]] = field(default_factory=list)    # the sizes of each band tiled
     vector_loops: list[ParallelLoop] = field(default_factory=list)
+    register_tiles: list[RegisterTile] = field(default_factory=list)
     loops: list[ParallelLoop] = field(default_factory=list)
     reductions: LoopFinder | None = None    # the reduction loops, with reductions relaxed
     # why a reduction loop stayed serial, per (operator, array)
@@ -158,7 +162,8 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
     notes = _reduction_notes(scop, full, relaxation, schedule, fixed, loops, walk.refusals, options) \
         if options.verbose and scop.reductions else ()
     return ScheduledScop(scop, full, schedule, final, (), names, parallel=loops,
-                         vector_loops=tuple(walk.vector_loops), tiles=tuple(walk.tiles), notes=notes)
+                         vector_loops=tuple(walk.vector_loops), tiles=tuple(walk.tiles), notes=notes,
+                         register_tiles=tuple(walk.register_tiles))
 
 
 def _folded_scalars(scop: Scop, groups: tuple[ReductionGroup, ...]) -> dict[str, frozenset[str]]:
@@ -212,13 +217,19 @@ def _reduction_notes(scop: Scop, full, relaxation: Relaxation | None, schedule: 
 
 def _tile_all(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     """Tile every permutable band of several members at and below `node` (not the point
-    bands this makes); returns the node at its position."""
-    up = 0
+    bands this makes, nor the register blocks: nothing below them is a band); returns
+    the node at its position."""
     if node.get_type() == NT.band and node.band_n_member() > 1 and node.band_get_permutable():
-        node, up = _tiled(node, walk).child(0), 1     # on to the point band's children
+        tiled, blocked_points = _tiled(node, walk)
+        if blocked_points:
+            return tiled
+        node = tiled.child(0)       # on to the point band's children
+        for k in range(node.n_children()):
+            node = _tile_all(node.child(k), walk).parent()
+        return node.parent()
     for k in range(node.n_children()):
         node = _tile_all(node.child(k), walk).parent()
-    return node.parent() if up else node
+    return node
 
 
 def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.ScheduleNode:
@@ -242,12 +253,14 @@ def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.Sch
     return node
 
 
-def _tiled(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
+def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]:
     """The band tiled (tile band, point band below), sizes as for a CUDA kernel; the
     point loops reordered so that the innermost is parallel and unit-stride, and, where
     that is safe, marked for the vectoriser (`omp_simdN`); the innermost distributed
     over the statements under it where that takes one out of an outer point loop
-    (`distribute`)."""
+    (`distribute`). Where a block of an array can stay in registers, the point band's
+    full blocks get register tiles (register_tiles.py) and the rest keeps this form.
+    Returns the tile band and whether register tiles were made."""
     n = band.band_n_member()
     steps = access_steps(band, walk.scop)
     order = point_order(band, walk.scop, steps)
@@ -259,13 +272,49 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
         tile = kernel_sizes(walk.options, walk.sizes, walk.first + len(walk.tiles), n, 0, 0).tile
     walk.tiles.append(tile)
     points = permuted(band_tiled(band, tile).child(0), order.order)
+    plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe) \
+        if walk.options.register_tiles else None
+    if plan is None:
+        return _vector_points(points, walk, order.vector_safe).parent().parent(), False
+    sequence = _register_blocks(points, plan, walk)
+    rest = _vector_points(sequence.child(1).child(0), walk, order.vector_safe)
+    return rest.parent().parent().parent().parent(), True
+
+
+def _vector_points(points: isl.ScheduleNode, walk: _Walk, vector_safe: bool) -> isl.ScheduleNode:
+    """The point band with its innermost member a band of its own, distributed and, where
+    safe, under an `omp_simdN` mark; returns the innermost band (or its mark)."""
+    n = points.band_n_member()
     innermost = points.band_split(n - 1).child(0)     # a band of its own (isl prints the same loops)
-    loop = replace(_loop_at(innermost, len(walk.vector_loops)), mark=SIMD_MARK) if order.vector_safe else None
+    loop = replace(_loop_at(innermost, len(walk.vector_loops)), mark=SIMD_MARK) if vector_safe else None
     innermost = distributed(innermost, walk.dependences)
     if loop is not None:        # under the mark (above the distributed loops, if any)
         walk.vector_loops.append(loop)
-        innermost = innermost.insert_mark(isl.Id(loop.name, context=band.get_ctx()))
-    return innermost.parent().parent()
+        innermost = innermost.insert_mark(isl.Id(loop.name, context=points.get_ctx()))
+    return innermost
+
+
+def _register_blocks(points: isl.ScheduleNode, plan: BlockPlan, walk: _Walk) -> isl.ScheduleNode:
+    """The point band split into its full register blocks and the rest (register_tiles.py);
+    returns the sequence node of the two."""
+    marks: list[str] = []
+
+    def vector_mark() -> str:
+        marks.append(f"{SIMD_MARK}{len(walk.vector_loops) + len(marks)}")
+        return marks[-1]
+    sequence, tile = blocked(points, plan, len(walk.register_tiles), vector_mark, walk.dependences)
+    walk.register_tiles.append(tile)
+    found = {}
+
+    def collect(node: isl.ScheduleNode) -> None:
+        if node.get_type() == NT.mark and node.mark_get_id().get_name() in marks:
+            found[node.mark_get_id().get_name()] = node.child(0)
+        for k in range(node.n_children()):
+            collect(node.child(k))
+    collect(sequence.child(0))
+    for name in marks:
+        walk.vector_loops.append(replace(_loop_at(found[name], len(walk.vector_loops)), mark=SIMD_MARK))
+    return sequence
 
 
 def _first_coincident(band: isl.ScheduleNode) -> int | None:

@@ -28,20 +28,20 @@ def distributed(innermost: isl.ScheduleNode, dependences: isl.UnionMap) -> isl.S
     """The one-member band `innermost` (under the rest of its point band) sunk into the
     children of the sequence below it, where that helps and is valid; returns the
     node at the band's position (the sequence when distributed)."""
-    children = _statement_children(innermost)
+    children = statement_children(innermost) if innermost.get_type() == NT.band else []
     if not children or not _lets_a_statement_out(innermost.parent(), children):
         return innermost
-    if not _keeps_dependences(innermost, children, dependences):
+    if not keeps_dependences(innermost, children, dependences):
         return innermost
     return _sunk(innermost)
 
 
-def _statement_children(band: isl.ScheduleNode) -> list[isl.UnionSet]:
-    """The instances of each child of the sequence under `band`, when every child is a
-    filter over a leaf; otherwise none."""
-    if band.n_children() != 1 or band.child(0).get_type() != NT.sequence:
+def statement_children(node: isl.ScheduleNode) -> list[isl.UnionSet]:
+    """The instances of each child of the sequence at or under `node` (a band), when
+    every child is a filter over a leaf; otherwise none."""
+    sequence = node if node.get_type() == NT.sequence else node.child(0) if node.n_children() == 1 else None
+    if sequence is None or sequence.get_type() != NT.sequence:
         return []
-    sequence = band.child(0)
     children = []
     for k in range(sequence.n_children()):
         child = sequence.child(k)
@@ -70,9 +70,9 @@ def _is_single_value(member: isl.UnionPwAff, instances: isl.UnionSet) -> bool:
     return isl.Set.from_union_set(values).is_singleton()
 
 
-def _keeps_dependences(band: isl.ScheduleNode, children: list[isl.UnionSet], dependences: isl.UnionMap) -> bool:
+def keeps_dependences(band: isl.ScheduleNode, children: list[isl.UnionSet], dependences: isl.UnionMap) -> bool:
     """No dependence from a later child to an earlier one at equal values of the loops
-    around `band` (its prefix schedule)."""
+    around `band` (its prefix schedule; `band` may be any node)."""
     prefix = band.get_prefix_schedule_union_map()
     same_prefix = prefix.apply_range(prefix.reverse())
     for later in range(1, len(children)):

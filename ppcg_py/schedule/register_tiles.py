@@ -1,0 +1,288 @@
+"""Register tiles for the C target: unroll-and-jam of a tile's point loops, with the
+accumulated block of an array kept in a local array that gcc holds in registers.
+
+gemm's point loops after `point_order.py` are `i, k, j` with `j` vectorised: every
+`k` step loads and stores `C[i][j..]` again (two loads and a store per
+multiply-add), and gcc cannot keep `C` in registers across `k` because, for all it
+knows, `C` may alias `A` or `B`. The polyhedral model already assumes the arrays are
+distinct, so the compiler can do what gcc may not:
+
+- strip-mine two coincident members `u`, `v` of the point band (`v` the vector
+  loop) into blocks of `rows x columns` and move the block loops outside the other
+  members: `u/rows, v/columns, k, u%rows, v%columns`. `u` and `v` carry no
+  dependence, and the band is permutable, so the order is legal;
+- keep the block of the array `P` whose every access under the band is
+  `P[f(outer) + u][g(outer) + v]` in a local `rows x columns` array for the whole
+  `k` loop: read before it, written back after it (the printer's part:
+  codegen/c_target.py), the `u%rows` loop unrolled and the `v%columns` loop marked
+  for the vectoriser;
+- only blocks that are full (every element of `P`'s block accessed) get this
+  form, so that the copies touch only elements the code touches anyway and the
+  inner loops have constant bounds; the other blocks keep the plain point loops.
+  Instances of different blocks do not depend on each other (zero distance along
+  `u` and `v`), so the two parts may run one after the other.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import islpy as isl
+
+from ..extract.model import Scop
+from ..isl_context import schedule_values, sets_of, statement_names, union_set_list
+from .cache_sizes import element_bytes
+from .distribute import keeps_dependences, statement_children
+
+NT = isl.schedule_node_type
+MARK = "register_tile"
+ROWS = 4                # rows of a block: the unrolled loop (4 rows x 2 vectors: 8 registers of 16)
+VECTOR_BYTES = 32       # AVX2's registers; a block's columns fill two of them
+VECTORS = 2
+
+
+@dataclass(frozen=True)
+class RegisterTile:
+    """A block of `array` kept in a local array under the mark `register_tileN`."""
+
+    index: int
+    array: str
+    extents: tuple[int, int]    # rows, columns of the local array
+    subscripts: tuple[int, int]  # the array's subscripts that the rows and the columns move
+    depths: tuple[int, int]     # schedule dimensions of the row and the column point loops
+    # each instance's row and column in its block (isl may unroll or drop those loops)
+    places: tuple[isl.UnionPwAff, isl.UnionPwAff]
+
+    @property
+    def name(self) -> str:
+        return f"{MARK}{self.index}"
+
+
+@dataclass(frozen=True)
+class BlockPlan:
+    """How a point band is blocked: members `u` (rows) and `v` (columns), and the array."""
+
+    rows_member: int
+    columns_member: int
+    array: str
+    extents: tuple[int, int]
+    subscripts: tuple[int, int]
+    statements: frozenset[str]  # those that access the array
+
+
+def block_plan(points: isl.ScheduleNode, scop: Scop, tile: tuple[int, ...], order: tuple[int, ...],
+               vector_safe: bool) -> BlockPlan | None:
+    """A register block for the point band `points` (members already in `order`, `tile`
+    in band order), or None: the innermost member vectorised and coincident, another
+    coincident member, a third member to run between them, an array that every
+    statement under the band accesses only at `(outer) + (u, v)`, and no bands below."""
+    n = points.band_n_member()
+    if n < 3 or not vector_safe or _has_bands_below(points):
+        return None
+    statements = [s for s in scop.statements if s.name in statement_names(points.get_domain())]
+    if any(s.calls for s in statements):
+        return None
+    v = n - 1
+    rows_members = [k for k in range(n - 1) if points.band_member_get_coincident(k)]
+    if not points.band_member_get_coincident(v) or not rows_members:
+        return None
+    written = [a.array for s in statements for a in s.accesses if a.is_write]
+    for array in dict.fromkeys(written):
+        arr = scop.array(array)
+        if arr.is_scalar or arr.rank < 2:
+            continue
+        columns = VECTORS * max(1, VECTOR_BYTES // element_bytes(arr.element_type))
+        for u in rows_members:
+            if tile[order[u]] < ROWS or tile[order[v]] < columns:
+                continue
+            subscripts = _moved_subscripts(points, statements, array, u, v)
+            if subscripts is not None:
+                accessing = frozenset(s.name for s in statements if any(a.array == array for a in s.accesses))
+                return BlockPlan(u, v, array, (ROWS, columns), subscripts, accessing)
+    return None
+
+
+def blocked(points: isl.ScheduleNode, plan: BlockPlan, index: int, vector_mark: Callable[[], str],
+            dependences: isl.UnionMap) -> tuple[isl.ScheduleNode, RegisterTile]:
+    """The point band split into a sequence of its full blocks (blocked, under the mark)
+    and the rest (the band as it was); returns the sequence node and the tile. The
+    caller finishes the second child as an unblocked point band. Each column loop goes
+    under a mark named by `vector_mark()`. Where the band holds a sequence of
+    statements, the loops inside the block run per statement when the dependences
+    allow (gemm's `C *= beta`, at k = 0, then runs once before the loop over k)."""
+    full = _full_block_instances(points, plan)
+    rest = points.get_domain().subtract(full)
+    node = points.insert_sequence(union_set_list([full, rest]))
+    band = node.child(0).child(0)
+    n = band.band_n_member()
+    partial = band.band_get_partial_schedule()
+    coincident = [band.band_member_get_coincident(k) for k in range(n)]
+    u, v = plan.rows_member, plan.columns_member
+    rows, columns = plan.extents
+    ctx = band.get_ctx()
+    pu, pv = partial.get_at(u), partial.get_at(v)
+    row, column = pu.mod_val(isl.Val(rows, ctx)), pv.mod_val(isl.Val(columns, ctx))
+    others = [k for k in range(n) if k not in (u, v)]
+    inner = [([partial.get_at(k) for k in others], [coincident[k] for k in others]), ([row], [True]),
+             None, ([column], [True])]
+    below = band.delete()
+    children = statement_children(below)
+    if children and not keeps_dependences(below, children, dependences):
+        children = []
+    for k in range(len(children) or 1):
+        leaf = below.child(k).child(0) if children else below
+        for level in reversed(inner):
+            if level is None:
+                leaf = leaf.insert_mark(isl.Id(vector_mark(), context=ctx))
+                continue
+            members, flags = level
+            if children:
+                members = [m.intersect_domain(children[k]) for m in members]
+            leaf = _inserted(leaf, partial, members, flags)
+            if level is inner[1]:
+                leaf = leaf.band_member_set_ast_loop_type(0, isl.ast_loop_type.unroll)
+        below = leaf.parent().parent() if children else leaf
+    below = below.insert_mark(isl.Id(f"{MARK}{index}", context=ctx))
+    below = _inserted(below, partial, [_floor_div(pu, rows), _floor_div(pv, columns)], [True, True])
+    depth = below.get_schedule_depth() + 2 + len(others)
+    tile = RegisterTile(index, plan.array, plan.extents, plan.subscripts, (depth, depth + 1), (row, column))
+    return below.parent().parent(), tile
+
+
+def _inserted(node: isl.ScheduleNode, template: isl.MultiUnionPwAff, members: list[isl.UnionPwAff],
+              coincident: list[bool]) -> isl.ScheduleNode:
+    """A permutable band of `members` inserted above `node`; returns the band."""
+    space = template.get_space()
+    space = space.drop_dims(isl.dim_type.set, len(members), space.dim(isl.dim_type.set) - len(members))
+    values = isl.UnionPwAffList.alloc(node.get_ctx(), len(members))
+    for member in members:
+        values = values.add(member)
+    band = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_pw_aff_list(space, values))
+    band = band.band_set_permutable(1)
+    for k, flag in enumerate(coincident):
+        band = band.band_member_set_coincident(k, flag)
+    return band
+
+
+def _floor_div(member: isl.UnionPwAff, size: int) -> isl.UnionPwAff:
+    return member.scale_down_val(isl.Val(size, member.get_ctx())).floor()
+
+
+def _has_bands_below(points: isl.ScheduleNode) -> bool:
+    def walk(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == NT.band:
+            return True
+        return any(walk(node.child(k)) for k in range(node.n_children()))
+    return any(walk(points.child(k)) for k in range(points.n_children()))
+
+
+def _point_space(points: isl.ScheduleNode) -> isl.UnionMap:
+    """Instances -> (outer schedule values, point band values): one space for all."""
+    prefix = points.get_prefix_schedule_union_map()
+    own = points.band_get_partial_schedule_union_map()
+    return prefix.flat_range_product(own).intersect_domain(points.get_domain())
+
+
+def _moved_subscripts(points: isl.ScheduleNode, statements, array: str, u: int, v: int) -> tuple[int, int] | None:
+    """The subscripts of `array` that move with members `u` and `v` (as `+u`, `+v`) in
+    every access under the band, all others fixed by the outer loops; None if some
+    access is not of that form."""
+    placed = _point_space(points)
+    outer = points.get_schedule_depth()
+    n = points.band_n_member()
+    elements = None
+    for stmt in statements:
+        for acc in stmt.accesses:
+            if acc.array != array:
+                continue
+            if not acc.exact:
+                return None
+            at = placed.intersect_domain(isl.UnionSet.from_set(stmt.domain))
+            mapped = at.reverse().apply_range(isl.UnionMap.from_map(acc.index))
+            elements = mapped if elements is None else elements.union(mapped)
+    if elements is None:
+        return None
+    found = None
+    for part in sets_of(elements.wrap()):
+        shape = _shape(part.unwrap(), outer, n, u, v)
+        if shape is None or (found is not None and shape != found):
+            return None
+        found = shape
+    return found
+
+
+def _shape(elements: isl.Map, outer: int, n: int, u: int, v: int) -> tuple[int, int] | None:
+    """For schedule points -> elements, the subscripts equal to `(outer) + u` and
+    `(outer) + v` when every other subscript depends on the outer values only."""
+    if not elements.is_single_valued():
+        return None
+    rank = elements.dim(isl.dim_type.out)
+    function = isl.PwMultiAff.from_map(elements)
+    found: dict[str, int] = {}
+    for d in range(rank):
+        sub = function.get_pw_aff(d)
+        for name, member in (("u", u), ("v", v)):
+            shifted = sub.sub(isl.PwAff.var_on_domain(isl.LocalSpace.from_space(sub.get_domain_space()),
+                                                      isl.dim_type.set, outer + member))
+            if name not in found and _outer_only(shifted, outer, n):
+                found[name] = d
+                break
+        else:
+            if not _outer_only(sub, outer, n):
+                return None
+    if set(found) != {"u", "v"}:
+        return None
+    return found["u"], found["v"]
+
+
+def _outer_only(value: isl.PwAff, outer: int, n: int) -> bool:
+    """Whether `value` does not change with the point values (dims `outer`..`outer+n-1`)."""
+    domain = value.domain()
+    pairs = isl.Map.from_domain_and_range(domain, domain)
+    for d in range(outer):
+        pairs = pairs.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
+    same = isl.Map.from_pw_aff(value).apply_range(isl.Map.from_pw_aff(value).reverse())
+    return pairs.is_subset(same.intersect_domain(domain).intersect_range(domain))
+
+
+def _full_block_instances(points: isl.ScheduleNode, plan: BlockPlan) -> isl.UnionSet:
+    """The instances under the band in full blocks: blocks where the statements that
+    access the array reach every `(u, v)`; every instance of such a block goes with it."""
+    placed = _point_space(points)
+    outer = points.get_schedule_depth()
+    dims = outer + points.band_n_member()
+    u, v = outer + plan.rows_member, outer + plan.columns_member
+    rows, columns = plan.extents
+    names = [f"s{k}" for k in range(dims)]
+    around = ", ".join(names[:outer] + ["bu", "bv"])
+    ctx, params = points.get_ctx(), placed.get_space()
+
+    def relation(text: str) -> isl.Map:
+        return isl.Map(text, context=ctx).align_params(params)
+    # schedule point -> its block; a block -> its (u, v) points; a point -> its (u, v)
+    to_block = relation(f"{{ [{', '.join(names)}] -> [{around}] : "
+                        f"bu = floor({names[u]} / {rows}) and bv = floor({names[v]} / {columns}) }}")
+    in_block = relation(f"{{ [{around}] -> [{', '.join(names[:outer])}, pu, pv] : "
+                        f"{rows} * bu <= pu < {rows} * bu + {rows} and "
+                        f"{columns} * bv <= pv < {columns} * bv + {columns} }}")
+    keep_uv = relation(f"{{ [{', '.join(names)}] -> [{', '.join(names[:outer] + [names[u], names[v]])}] }}")
+    accessing = points.get_domain().intersect(_instances_of(points, plan.statements))
+    present = schedule_values(placed.intersect_domain(accessing), dims).apply(keep_uv)
+    blocks = present.apply(in_block.reverse())
+    missing = blocks.apply(in_block).subtract(present)
+    full = blocks.subtract(missing.apply(in_block.reverse()))
+    return placed.apply_range(isl.UnionMap.from_map(to_block)).intersect_range(
+        isl.UnionSet.from_set(full)).domain()
+
+
+def _instances_of(points: isl.ScheduleNode, statements: frozenset[str]) -> isl.UnionSet:
+    return isl.UnionSet.from_basic_set(isl.BasicSet.empty(points.get_domain().get_space())) \
+        if not statements else _union(s for s in sets_of(points.get_domain()) if s.get_tuple_name() in statements)
+
+
+def _union(parts) -> isl.UnionSet:
+    result = None
+    for part in parts:
+        part = isl.UnionSet.from_set(part)
+        result = part if result is None else result.union(part)
+    return result
