@@ -17,6 +17,7 @@ if str(Path(__file__).resolve().parents[2]) not in sys.path:  # ppcg_py without 
 
 from . import campaign, corpus  # noqa: E402
 from .generate import Features  # noqa: E402
+from .options import TARGETS  # noqa: E402
 from .patterns import patterns  # noqa: E402
 from .render import render, render_library  # noqa: E402
 from .runner import ROOT, data_type_of, run_case  # noqa: E402
@@ -43,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="turn a generator feature off (repeatable)")
     p.add_argument("--with", dest="with_", action="append", default=[],
                    choices=sorted(Features.__dataclass_fields__), help="turn a generator feature on")
+    p.add_argument("--target", choices=sorted(TARGETS), help="every case for this target (c: with --tile)")
     p.add_argument("--replay", metavar="SEED:INDEX", help="run one case and print it")
     p.add_argument("--shrink-one", action="store_true", help="with --replay: shrink the case")
     p.add_argument("--shrink-match", metavar="TEXT",
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
                                  nvcc_every=args.nvcc_every, out=args.out.resolve(), root=args.root.resolve(),
                                  keep_passing=args.keep_passing, shrink=not args.no_shrink,
                                  shrink_budget=args.shrink_budget, save=args.save,
-                                 features=_features(args), cpu_limit=args.cpu_limit)
+                                 features=_features(args), cpu_limit=args.cpu_limit, target=args.target)
     summary = campaign.run(settings)
     bad = sum(n for k, n in summary["verdicts"].items() if k not in ("pass", "rejection"))
     return 1 if bad else 0
@@ -68,7 +70,7 @@ def _features(args: argparse.Namespace) -> Features:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    program, opts = campaign.make_case(args.replay, _features(args))
+    program, opts = campaign.make_case(args.replay, _features(args), args.target)
     text = render(program)
     workdir = (args.out / "replay" / args.replay.replace(":", "_")).resolve()
     run = functools.partial(run_case, root=args.root.resolve(), cpu_limit=args.cpu_limit)

@@ -39,6 +39,7 @@ class Settings:
     save: bool = False
     features: Features = Features()
     cpu_limit: int = 60
+    target: str | None = None       # every case for this target (options.TARGETS), else drawn
 
 
 def case_id(settings: Settings, index: int) -> str:
@@ -48,9 +49,10 @@ def case_id(settings: Settings, index: int) -> str:
 DEFAULT_FEATURES = Features()
 
 
-def make_case(name: str, features: Features = DEFAULT_FEATURES) -> tuple[Program, tuple[str, ...]]:
+def make_case(name: str, features: Features = DEFAULT_FEATURES,
+              target: str | None = None) -> tuple[Program, tuple[str, ...]]:
     program = generate(name, features)
-    return program, random_options(name, program)
+    return program, random_options(name, program, target)
 
 
 def _children_cpu() -> float:
@@ -65,7 +67,7 @@ def _run_index(job: tuple[Settings, int]) -> dict:
     workdir = settings.out / "cases" / name.replace(":", "_")
     found: list[str] = []
     try:
-        program, args = make_case(name, settings.features)
+        program, args = make_case(name, settings.features, settings.target)
         found = sorted(patterns(program))
         use_nvcc = settings.nvcc_every > 0 and index % settings.nvcc_every == 0
         outcome = run_case(render(program), program, args, workdir, use_nvcc=use_nvcc, root=settings.root,
@@ -83,7 +85,7 @@ def _run_index(job: tuple[Settings, int]) -> dict:
 def _shrink_case(job: tuple[Settings, dict]) -> dict:
     settings, record = job
     name = record["case"]
-    program, args = make_case(name, settings.features)
+    program, args = make_case(name, settings.features, settings.target)
     target = (record["verdict"],
               record["detail"] if record["verdict"] in ("ice", "bad-error", "crash", "mismatch") else "")
     workdir = settings.out / "shrink" / name.replace(":", "_")

@@ -7,7 +7,8 @@ A `--ctx` is only ever one the program's actual parameter values satisfy.
 A quarter of the cases are compiled for the C target (`--target=c --openmp`, half
 of them with `--tile`), a fifth for OpenCL (run on PoCL; as CUDA where no OpenCL
 runtime is installed, see runner.run_file), the others for CUDA. Three in ten get
-`--reductions`.
+`--reductions`. `python -m fuzz --target T` gives every case the target `T` instead
+(`c`: the C target, always with `--tile`; `opencl`; `cuda`), to aim a campaign at one.
 """
 from __future__ import annotations
 
@@ -18,14 +19,15 @@ from .program import Program
 TILE_SIZES = (2, 3, 4, 8, 16, 32)
 BLOCK_SIZES = (1, 2, 3, 4, 5, 8, 16, 32)
 GRID_SIZES = (1, 2, 3, 4, 7, 64)
+TARGETS = {"c": ("--target=c", "--openmp", "--tile"), "opencl": ("--target=opencl",), "cuda": ()}
 
 
 def _sizes(rng: random.Random, choices: tuple[int, ...], count: int) -> str:
     return ",".join(str(rng.choice(choices)) for _ in range(count))
 
 
-def random_options(seed: int | str, program: Program) -> tuple[str, ...]:
-    """A deterministic random option set for one program."""
+def random_options(seed: int | str, program: Program, only: str | None = None) -> tuple[str, ...]:
+    """A deterministic random option set for one program (for the target `only`, if given)."""
     rng = random.Random(f"options:{seed}")
     args: list[str] = []
     roll = rng.random()
@@ -59,6 +61,8 @@ def random_options(seed: int | str, program: Program) -> tuple[str, ...]:
     if random.Random(f"reductions:{seed}").random() < 0.3:
         args.append("--reductions")
     # the target last, from a generator of its own: the CUDA options of a seed stay what they were
+    if only is not None:
+        return (*args, *TARGETS[only])
     target = random.Random(f"target:{seed}")
     roll = target.random()
     if roll < 0.25:   # the C target (verified with 1, 2, 4 threads); the CUDA options are ignored
