@@ -8,7 +8,9 @@ of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
 
 - **What varies**: the tile sizes of each tiled band (`kernel[i]` of `--sizes`, the
   i-th band `--tile` tiles), one band at a time (coordinate descent), from the
-  sizes the compilation starts with (the defaults, or `--sizes`). A band of one or
+  sizes the compilation starts with (the defaults, or `--sizes`), and the shape of
+  its register block where it has one (`register[R, C]`: half the rows and twice
+  the columns, the reverse, none). A band of one or
   two members tries every combination of the candidates (8 to 512); a band of
   three or more tries one member at a time, since the full product (343 variants
   a band) would not fit a budget of minutes. Variants near the current best come
@@ -70,7 +72,8 @@ NOISY = 0.05          # seconds: a run shorter than this is mostly start-up and 
 SLOWER = 1.5           # a first run this much slower than the best: the variant is not run again
 _TIME_LINE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*$")   # as polybench/pipeline.py reads it
 
-Tiles = tuple[tuple[int, tuple[int, ...]], ...]   # (band number, tile sizes), by band number
+# (band number, tile sizes, register block: rows, columns, or () where the band has none)
+Tiles = tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -118,7 +121,7 @@ class TuneResult:
 
 def sizes_text(tiles: Tiles) -> str:
     """The tiles in `--sizes` syntax (as `--dump-sizes` prints them)."""
-    return format_sizes([(n, KernelSizes(tile, (), ())) for n, tile in tiles])
+    return format_sizes([(n, KernelSizes(tile, (), (), register)) for n, tile, register in tiles])
 
 
 def with_tiles(options: Options, tiles: Tiles) -> Options:
@@ -195,7 +198,7 @@ class _Workbench:
         options = self.options if tiles is None else with_tiles(self.options, tiles)
         files = compile_bounded(str(self.source), options)
         (_, text), = files.items()
-        return text, tuple((n, ks.tile) for n, ks in files.sizes)
+        return text, tuple((n, ks.tile, ks.register) for n, ks in files.sizes)
 
     def build(self, text: str) -> _Built:
         """The executables of one generated text; BuildError says why there are none."""
@@ -452,20 +455,38 @@ def band_variants(current: tuple[int, ...], candidates: Sequence[int],
             for v in sorted(candidates, key=lambda v: _distance((v,), (current[member],)))]
 
 
-def _with_band(tiles: Tiles, band: int, shape: tuple[int, ...]) -> Tiles:
-    return tuple((n, shape if n == band else tile) for n, tile in tiles)
+def register_variants(current: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """A band's register blocks to try from its current one (rows, columns): half the
+    rows and twice the columns, the reverse, and none (1, 1); nothing where it has none."""
+    if len(current) != 2 or current == (1, 1):
+        return []
+    rows, columns = current
+    shapes = [(rows // 2, columns * 2), (rows * 2, columns // 2), (1, 1)]
+    return [shape for shape in shapes if min(shape) >= 1 and (shape == (1, 1) or shape[0] * shape[1] > 1)]
+
+
+def _with_band(tiles: Tiles, band: int, shape: tuple[int, ...], register: tuple[int, ...] | None = None) -> Tiles:
+    return tuple((n, shape if n == band else tile, register if n == band and register is not None else reg)
+                 for n, tile, reg in tiles)
 
 
 def _sweep(search: _Search) -> None:
     """One pass of coordinate descent over the bands. A band of one or two members tries
     every combination; a band of more moves one member at a time, each from the best so
-    far (so that the members' choices compound)."""
+    far (so that the members' choices compound), then its register block's shapes."""
     assert search.best is not None
-    for band, tile in search.best.tiles:
+    for band, tile, _ in search.best.tiles:
         for member in [None] if len(tile) <= 2 else range(len(tile)):
-            current = dict(search.best.tiles)[band]
+            current = _band(search.best.tiles, band)[0]
             for shape in band_variants(current, search.settings.candidates, member):
                 search.attempt(_with_band(search.best.tiles, band, shape))
+        current, register = _band(search.best.tiles, band)
+        for block in register_variants(register):
+            search.attempt(_with_band(search.best.tiles, band, current, block))
+
+
+def _band(tiles: Tiles, band: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    return next((tile, register) for n, tile, register in tiles if n == band)
 
 
 def tune(source: Path, options: Options, settings: TuneSettings,
@@ -521,7 +542,9 @@ def sizes_file_contents(source: Path, result: TuneResult, settings: TuneSettings
         f"# starting sizes {sizes_text(result.start.tiles)}: {result.start.seconds:.4g} s",
         f"# {result.summary()}",
     ]
-    body = ";\n  ".join(f"kernel[{n}] -> tile[{', '.join(map(str, tile))}]" for n, tile in result.best.tiles)
+    body = ";\n  ".join(f"kernel[{n}] -> tile[{', '.join(map(str, tile))}]"
+                        + (f"; kernel[{n}] -> register[{', '.join(map(str, register))}]" if register else "")
+                        for n, tile, register in result.best.tiles)
     return "\n".join(lines) + "\n" + ("{ " + body + " }" if body else "{ }") + "\n"
 
 

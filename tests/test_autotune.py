@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ppcg_py import autotune
-from ppcg_py.autotune import band_variants
+from ppcg_py.autotune import band_variants, register_variants
 from ppcg_py.cli import main
 from ppcg_py.schedule.sizes import sizes_file_text
 
@@ -73,7 +73,7 @@ def test_dump_sizes_names_the_tiled_bands_of_every_scop(program, tmp_path, capsy
     """The C target numbers its tiled bands over the file, as CUDA numbers its kernels."""
     status, _, out, err = _compile(program, tmp_path / "out", "-S", "32", "--dump-sizes", capsys=capsys)
     assert status == 0, err
-    assert out.strip() == "{ kernel[0] -> tile[32, 32, 32]; kernel[1] -> tile[32, 32] }"
+    assert out.strip() == "{ kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[4, 8]; kernel[1] -> tile[32, 32] }"
     status, _, out, err = _compile(program, tmp_path / "out", "--sizes", "{ kernel[1] -> tile[8, 4] }",
                                    "--dump-sizes", capsys=capsys)
     assert status == 0, err
@@ -81,7 +81,7 @@ def test_dump_sizes_names_the_tiled_bands_of_every_scop(program, tmp_path, capsy
 
 
 def test_sizes_file_round_trips_with_dump_sizes(program, tmp_path, capsys):
-    wanted = "{ kernel[0] -> tile[8, 16, 4]; kernel[1] -> tile[5, 12] }"
+    wanted = "{ kernel[0] -> tile[8, 16, 4]; kernel[0] -> register[2, 16]; kernel[1] -> tile[5, 12] }"
     status, by_option, dumped, err = _compile(program, tmp_path / "a", "--sizes", wanted, "--dump-sizes",
                                               capsys=capsys)
     assert status == 0, err
@@ -93,6 +93,7 @@ def test_sizes_file_round_trips_with_dump_sizes(program, tmp_path, capsys):
     assert status == 0, err
     assert dumped_again == dumped and by_file == by_option
     assert "8 * c0" in by_file or "c0 += 8" in by_file, by_file
+    assert "double reg_C[2][16];" in by_file, by_file
 
 
 def test_sizes_file_text_drops_comments_and_newlines():
@@ -138,6 +139,12 @@ def test_autotune_options_need_autotune(program, capsys):
     assert "--autotune-budget needs --autotune" in capsys.readouterr().err
 
 
+def test_register_variants_trade_rows_for_columns_and_try_none():
+    assert register_variants((4, 8)) == [(2, 16), (8, 4), (1, 1)]
+    assert register_variants((1, 16)) == [(2, 8), (1, 1)]
+    assert register_variants((1, 1)) == [] and register_variants(()) == []
+
+
 def test_band_variants_come_nearest_first():
     pairs = band_variants((32, 32), (8, 32, 128))
     assert pairs[0] == (32, 32) and set(pairs[-1]) <= {8, 128} and len(pairs) == 9
@@ -173,7 +180,7 @@ def test_autotune_writes_a_sizes_file_the_output_uses(program, tmp_path, capsys)
     progress = [line for line in err.splitlines() if line.startswith("ppcg-py: autotune: [")]
     assert len(progress) >= 2, err        # the first build and at least one variant
     assert progress[0].startswith("ppcg-py: autotune: [1] { kernel[0] -> tile[32, 32, 32]; "
-                                  "kernel[1] -> tile[32, 32] }: "), err
+                                  "kernel[0] -> register[4, 8]; kernel[1] -> tile[32, 32] }: "), err
     assert all(" s" in line and "; best " in line for line in progress), err
     text = sizes.read_text()
     assert text.startswith("# ppcg-py --autotune for product.c"), text
@@ -213,4 +220,5 @@ def test_autotune_discards_a_variant_that_computes_something_else(program, tmp_p
                                  "--autotune-candidates", "16,32", capsys=capsys)
     assert status == 0, err
     assert "(discarded, differs from the first build: its output differs)" in err, err
-    assert "kernel[0] -> tile[32, 32, 32];\n  kernel[1] -> tile[32, 32] }" in (tmp_path / "out" / "product.sizes").read_text()
+    assert "kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[4, 8];\n  kernel[1] -> tile[32, 32] }" in \
+        (tmp_path / "out" / "product.sizes").read_text()

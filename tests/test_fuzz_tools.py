@@ -23,6 +23,18 @@ def test_generation_is_deterministic():
     assert render(generate("x:1")) != render(generate("x:2"))
 
 
+@pytest.mark.parametrize("target, flags", [("c", ["--target=c", "--openmp", "--tile"]),
+                                           ("opencl", ["--target=opencl"]), ("cuda", [])])
+def test_a_campaign_aimed_at_one_target_gives_every_case_that_target(target, flags):
+    for index in range(12):
+        _, args = make_case(f"5:{index}", target=target)
+        drawn = [a for a in args if a.startswith("--target") or a in ("--openmp", "--tile")]
+        assert drawn == flags, args
+    _, drawn_args = make_case("5:3")
+    assert make_case("5:3", target="cuda")[1] == tuple(a for a in drawn_args if a not in
+                                                        ("--target=c", "--openmp", "--tile", "--target=opencl"))
+
+
 def test_c_division_truncates():
     assert (c_div(-7, 2), c_mod(-7, 2)) == (-3, -1)
     assert (c_div(7, -2), c_mod(7, -2)) == (-3, 1)

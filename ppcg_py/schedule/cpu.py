@@ -39,7 +39,7 @@ from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
-from ..diagnostics import Diagnostics
+from ..diagnostics import CompileError, Diagnostics
 from ..extract.model import Scop
 from ..isl_context import band_tiled, statement_names
 from ..options import Options
@@ -52,7 +52,7 @@ from .private import changed_values, privatize
 from .cache_sizes import cache_tile_sizes
 from .point_order import access_steps, permuted, point_order
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
-from .sizes import kernel_sizes
+from .sizes import kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
 MARK = "omp_parallel"
@@ -90,6 +90,7 @@ class _Walk:
     tiles: list[tuple[int, ...]] = field(default_factory=list)    # the sizes of each band tiled
     vector_loops: list[ParallelLoop] = field(default_factory=list)
     register_tiles: list[RegisterTile] = field(default_factory=list)
+    register_sizes: list[tuple[int, ...]] = field(default_factory=list)     # per band tiled
     loops: list[ParallelLoop] = field(default_factory=list)
     reductions: LoopFinder | None = None    # the reduction loops, with reductions relaxed
     # why a reduction loop stayed serial, per (operator, array)
@@ -163,7 +164,7 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
         if options.verbose and scop.reductions else ()
     return ScheduledScop(scop, full, schedule, final, (), names, parallel=loops,
                          vector_loops=tuple(walk.vector_loops), tiles=tuple(walk.tiles), notes=notes,
-                         register_tiles=tuple(walk.register_tiles))
+                         register_tiles=tuple(walk.register_tiles), register_sizes=tuple(walk.register_sizes))
 
 
 def _folded_scalars(scop: Scop, groups: tuple[ReductionGroup, ...]) -> dict[str, frozenset[str]]:
@@ -272,8 +273,14 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
         tile = kernel_sizes(walk.options, walk.sizes, walk.first + len(walk.tiles), n, 0, 0).tile
     walk.tiles.append(tile)
     points = permuted(band_tiled(band, tile).child(0), order.order)
-    plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe) \
+    asked = user_sizes(walk.sizes, walk.first + len(walk.tiles) - 1, "register")
+    if asked is not None and len(asked) != 2:
+        raise CompileError(f"--sizes: register sizes of kernel {walk.first + len(walk.tiles) - 1} are rows and "
+                           f"columns (two values: register[4, 8]; register[1, 1] for none), not {len(asked)}")
+    shape = None if asked is None else (asked[0], asked[1])
+    plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, shape) \
         if walk.options.register_tiles else None
+    walk.register_sizes.append(plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ())
     if plan is None:
         return _vector_points(points, walk, order.vector_safe).parent().parent(), False
     sequence = _register_blocks(points, plan, walk)

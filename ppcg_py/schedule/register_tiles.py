@@ -70,12 +70,19 @@ class BlockPlan:
     statements: frozenset[str]  # those that access the array
 
 
+def default_shape(element_type: str) -> tuple[int, int]:
+    """Rows and columns of a block of this element type: ROWS x VECTORS vectors."""
+    return ROWS, VECTORS * max(1, VECTOR_BYTES // element_bytes(element_type))
+
+
 def block_plan(points: isl.ScheduleNode, scop: Scop, tile: tuple[int, ...], order: tuple[int, ...],
-               vector_safe: bool) -> BlockPlan | None:
+               vector_safe: bool, shape: tuple[int, int] | None = None) -> BlockPlan | None:
     """A register block for the point band `points` (members already in `order`, `tile`
     in band order), or None: the innermost member vectorised and coincident, another
     coincident member, a third member to run between them, an array that every
-    statement under the band accesses only at `(outer) + (u, v)`, and no bands below."""
+    statement under the band accesses only at `(outer) + (u, v)`, and no bands below.
+    `shape` (rows, columns) is the user's (`--sizes`: `register[R, C]`), else
+    `default_shape`; a block must fit in its tile."""
     n = points.band_n_member()
     if n < 3 or not vector_safe or _has_bands_below(points):
         return None
@@ -91,14 +98,16 @@ def block_plan(points: isl.ScheduleNode, scop: Scop, tile: tuple[int, ...], orde
         arr = scop.array(array)
         if arr.is_scalar or arr.rank < 2:
             continue
-        columns = VECTORS * max(1, VECTOR_BYTES // element_bytes(arr.element_type))
+        rows, columns = shape or default_shape(arr.element_type)
+        if rows * columns == 1:
+            return None
         for u in rows_members:
-            if tile[order[u]] < ROWS or tile[order[v]] < columns:
+            if tile[order[u]] < rows or tile[order[v]] < columns:
                 continue
             subscripts = _moved_subscripts(points, statements, array, u, v)
             if subscripts is not None:
                 accessing = frozenset(s.name for s in statements if any(a.array == array for a in s.accesses))
-                return BlockPlan(u, v, array, (ROWS, columns), subscripts, accessing)
+                return BlockPlan(u, v, array, (rows, columns), subscripts, accessing)
     return None
 
 

@@ -1,7 +1,8 @@
 """Tile, block and grid sizes per kernel: defaults, `--tile-sizes` and `--sizes`.
 
 `--sizes` is PPCG's isl union map, e.g. `{ kernel[0] -> tile[32,32]; kernel[i] ->
-block[16] : i != 4 }`; sizes are listed outermost first. `--sizes-file` holds the same
+block[16] : i != 4 }`; sizes are listed outermost first. The C target also reads
+`register[R, C]`, the rows and columns of its register blocks (`register[1, 1]`: none). `--sizes-file` holds the same
 text, with `#` comments (what `--autotune` writes); `--dump-sizes` prints the sizes
 used in that syntax, so that each of the three feeds the others.
 """
@@ -25,6 +26,7 @@ class KernelSizes:
     tile: tuple[int, ...]
     block: tuple[int, ...]   # threads per mapped dimension, outermost first
     grid: tuple[int, ...]    # maximal number of blocks per mapped dimension
+    register: tuple[int, ...] = ()  # C target: rows, columns of a register block (1, 1: none)
 
 
 def sizes_file_text(text: str) -> str:
@@ -83,7 +85,8 @@ def user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int] 
 
 def given_sizes(sizes: isl.UnionMap | None, kernel: int) -> bool:
     """Whether `--sizes` names any size of the kernel."""
-    return sizes is not None and any(user_sizes(sizes, kernel, kind) is not None for kind in ("tile", "block", "grid"))
+    return sizes is not None and any(user_sizes(sizes, kernel, kind) is not None
+                                     for kind in ("tile", "block", "grid", "register"))
 
 
 def _fit(values: list[int] | None, defaults: tuple[int, ...], n: int) -> tuple[int, ...]:
@@ -126,7 +129,7 @@ def format_sizes(entries: Sequence[tuple[int, KernelSizes]]) -> str:
     """The sizes used, in `--sizes` syntax (what `--dump-sizes` prints)."""
     parts = []
     for kernel, ks in entries:
-        for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid)):
+        for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid), ("register", ks.register)):
             if values:
                 parts.append(f"kernel[{kernel}] -> {kind}[{', '.join(map(str, values))}]")
     return "{ " + "; ".join(parts) + " }"
