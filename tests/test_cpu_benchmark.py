@@ -109,3 +109,24 @@ def test_without_matplotlib_the_plot_is_skipped_with_a_note(tmp_path, monkeypatc
     plan = cpu.Plan((cpu.Variant(gcc, None),), "MINI", None, 1, (), (), False, 10, 10)
     note = cpu.plot_speedups([], plan, tmp_path / "speedup.png", "t")
     assert note.startswith("skipped: matplotlib is not installed") and not (tmp_path / "speedup.png").exists()
+
+
+def _openblas_gemm():
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "openblas_gemm.py"
+    spec = importlib.util.spec_from_file_location("openblas_gemm", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_openblas_gemm_replaces_the_scop_by_one_dgemm_call():
+    text = _openblas_gemm().cblas_source()
+    assert text.startswith("#include <cblas.h>") and "cblas_dgemm(CblasRowMajor" in text
+    assert "#pragma scop" not in text and "C[i][j] +=" not in text
+
+
+@pytest.mark.skipif(not Path("/usr/include/x86_64-linux-gnu/cblas.h").exists() and not Path("/usr/include/cblas.h")
+                    .exists(), reason="OpenBLAS is not installed (apt-get install libopenblas-dev)")
+def test_openblas_gemm_checks_and_times_both(capsys):
+    assert _openblas_gemm().main(["--dataset", "MINI", "--repeat", "1"]) == 0
+    assert "of OpenBLAS's speed (results equal at SMALL)" in capsys.readouterr().out
