@@ -50,7 +50,7 @@ from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, e
                          reduction_loops, relax, serial_chains)
 from .private import changed_values, privatize
 from .cache_sizes import cache_tile_sizes
-from .point_order import access_steps, permuted, point_order
+from .point_order import FAR, access_steps, permuted, point_order
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
 from .sizes import kernel_sizes, user_sizes
 
@@ -278,7 +278,8 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
         raise CompileError(f"--sizes: register sizes of kernel {walk.first + len(walk.tiles) - 1} are rows and "
                            f"columns (two values: register[4, 8]; register[1, 1] for none), not {len(asked)}")
     shape = None if asked is None else (asked[0], asked[1])
-    plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, shape) \
+    contiguous = all(row[order.order[-1]] != FAR for row in steps.steps)
+    plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, shape, contiguous) \
         if walk.options.register_tiles else None
     walk.register_sizes.append(plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ())
     if plan is None:
