@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ..extract.model import Scop
-from ..isl_context import schedule_values, sets_of, statement_names, union_set_list
+from ..isl_context import schedule_values, sets_of, statement_names, union_of, union_set_list
 from .cache_sizes import element_bytes
 from .distribute import keeps_dependences, statement_children
 
@@ -291,13 +291,6 @@ def _full_block_instances(points: isl.ScheduleNode, plan: BlockPlan) -> isl.Unio
 
 
 def _instances_of(points: isl.ScheduleNode, statements: frozenset[str]) -> isl.UnionSet:
-    return isl.UnionSet.from_basic_set(isl.BasicSet.empty(points.get_domain().get_space())) \
-        if not statements else _union(s for s in sets_of(points.get_domain()) if s.get_tuple_name() in statements)
-
-
-def _union(parts) -> isl.UnionSet:
-    result = None
-    for part in parts:
-        part = isl.UnionSet.from_set(part)
-        result = part if result is None else result.union(part)
-    return result
+    """The instances under the band of `statements` (never empty: the array's accessors)."""
+    return union_of([isl.UnionSet.from_set(s) for s in sets_of(points.get_domain())
+                     if s.get_tuple_name() in statements])
