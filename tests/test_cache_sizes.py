@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ppcg_py.schedule.cache_sizes import Caches, cache_tile_sizes, host_caches
+from ppcg_py.schedule.cache_sizes import Caches, cache_tile_sizes, host_caches, worth_tiling
 from ppcg_py.schedule.point_order import access_steps, point_order
 
 from polybench_cases import POLYBENCH, kernel_source
@@ -69,6 +69,23 @@ def test_a_stencil_gets_a_long_innermost_tile():
     assert sizes[order[-1]] == 512 and all(sizes[m] == 32 for m in order[:-1]), sizes
 
 
+@pytest.mark.parametrize("kernel, worth", [("jacobi-2d", False), ("heat-3d", False), ("gemm", True),
+                                           ("doitgen", True)])
+def test_a_band_is_tiled_only_where_a_tile_keeps_data_for_reuse(kernel, worth):
+    """A stencil's accesses all move along every member: a tile would keep nothing (and
+    ran 1.3x to 2x slower than the whole loops); gemm reuses B along i, A along j."""
+    _, steps, order = _band_facts(kernel)
+    assert worth_tiling(steps, order) == worth
+
+
+def test_an_untiled_band_round_trips_as_empty_tile_sizes(tmp_path):
+    """`tile[]` is what --dump-sizes prints for a band the model leaves whole, and what
+    keeps it whole when given back (a sizes file of --autotune)."""
+    dumped = _dumped_sizes(tmp_path)
+    assert _dumped_sizes(tmp_path, "--sizes", dumped) == dumped
+    assert "kernel[1] -> tile[32, 32]" in _dumped_sizes(tmp_path, "--sizes", "{ kernel[0] -> tile[] }")
+
+
 def test_reuse_bounds_the_innermost_tile_by_the_caches():
     """gemm's B is reused along i: the k x j tile of it that the loops inside touch must
     stay in half of L1 (32 x 64 doubles in 32 KiB); a larger L1 allows a longer tile, and
@@ -92,7 +109,7 @@ def _dumped_sizes(tmp_path, *args):
 
 
 @pytest.mark.parametrize("args, expected", [
-    ((), "kernel[0] -> tile[32, 512]"),
+    ((), "kernel[0] -> tile[]"),            # the model leaves a stencil's sweep whole
     (("-S", "32"), "kernel[0] -> tile[32, 32]"),
     (("--tile-sizes", "16,8"), "kernel[0] -> tile[16, 8]"),
     (("--sizes", "{ kernel[i] -> tile[4,4] }"), "kernel[0] -> tile[4, 4]"),

@@ -64,7 +64,8 @@ def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSiz
     kernels = tuple((k.index, k.sizes) for s in scheduled for k in s.kernels)
     tiles = [(tile, s.register_sizes[k] if k < len(s.register_sizes) else ())
              for s in scheduled for k, tile in enumerate(s.tiles)]
-    return kernels or tuple((i, KernelSizes(tile, (), (), register)) for i, (tile, register) in enumerate(tiles))
+    return kernels or tuple((i, KernelSizes(tile, (), (), register, untiled=not tile))
+                            for i, (tile, register) in enumerate(tiles))
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,

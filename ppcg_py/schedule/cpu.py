@@ -49,7 +49,7 @@ from .parallel import strict_coincidence
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
 from .private import changed_values, privatize
-from .cache_sizes import cache_tile_sizes
+from .cache_sizes import cache_tile_sizes, worth_tiling
 from .point_order import FAR, access_steps, permuted, point_order
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
 from .sizes import kernel_sizes, user_sizes
@@ -261,10 +261,20 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     over the statements under it where that takes one out of an outer point loop
     (`distribute`). Where a block of an array can stay in registers, the point band's
     full blocks get register tiles (register_tiles.py) and the rest keeps this form.
-    Returns the tile band and whether register tiles were made."""
+    A band that the user's `tile[]` or the cache model (`worth_tiling`) leaves whole is
+    not tiled; its loops are reordered and marked all the same. Returns the tile band
+    (the band itself, untiled) and whether register tiles were made."""
     n = band.band_n_member()
     steps = access_steps(band, walk.scop)
     order = point_order(band, walk.scop, steps)
+    asked = user_sizes(walk.sizes, walk.first + len(walk.tiles), "tile")
+    if asked == [] or (asked is None and walk.options.cache_tiles and not worth_tiling(steps, order.order)):
+        walk.tiles.append(())       # `tile[]`: the band stays whole, its loops reordered as a tile's
+        walk.register_sizes.append(())
+        # no `omp simd` on the loop that OpenMP's threads share (a band's innermost member
+        # may be its only parallel one: gramschmidt's)
+        shared = walk.options.openmp and not any(band.band_member_get_coincident(m) for m in order.order[:-1])
+        return _vector_points(permuted(band, order.order), walk, order.vector_safe and not shared).parent(), False
     if walk.options.cache_tiles:
         chosen = walk.parallel_member(band) if walk.options.openmp else None   # as _mark_parallel picks
         parallel = None if chosen is None else chosen[0]

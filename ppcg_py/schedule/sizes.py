@@ -2,7 +2,8 @@
 
 `--sizes` is PPCG's isl union map, e.g. `{ kernel[0] -> tile[32,32]; kernel[i] ->
 block[16] : i != 4 }`; sizes are listed outermost first. The C target also reads
-`register[R, C]`, the rows and columns of its register blocks (`register[1, 1]`: none). `--sizes-file` holds the same
+`register[R, C]`, the rows and columns of its register blocks (`register[1, 1]`: none),
+and `tile[]`: the band is not tiled. `--sizes-file` holds the same
 text, with `#` comments (what `--autotune` writes); `--dump-sizes` prints the sizes
 used in that syntax, so that each of the three feeds the others.
 """
@@ -27,6 +28,7 @@ class KernelSizes:
     block: tuple[int, ...]   # threads per mapped dimension, outermost first
     grid: tuple[int, ...]    # maximal number of blocks per mapped dimension
     register: tuple[int, ...] = ()  # C target: rows, columns of a register block (1, 1: none)
+    untiled: bool = False           # C target: the band is left whole (`tile[]`)
 
 
 def sizes_file_text(text: str) -> str:
@@ -129,6 +131,8 @@ def format_sizes(entries: Sequence[tuple[int, KernelSizes]]) -> str:
     """The sizes used, in `--sizes` syntax (what `--dump-sizes` prints)."""
     parts = []
     for kernel, ks in entries:
+        if ks.untiled:
+            parts.append(f"kernel[{kernel}] -> tile[]")
         for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid), ("register", ks.register)):
             if values:
                 parts.append(f"kernel[{kernel}] -> {kind}[{', '.join(map(str, values))}]")
