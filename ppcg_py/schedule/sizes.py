@@ -87,8 +87,7 @@ def user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int] 
 
 def given_sizes(sizes: isl.UnionMap | None, kernel: int) -> bool:
     """Whether `--sizes` names any size of the kernel."""
-    return sizes is not None and any(user_sizes(sizes, kernel, kind) is not None
-                                     for kind in ("tile", "block", "grid", "register"))
+    return sizes is not None and any(user_sizes(sizes, kernel, kind) is not None for kind in ("tile", "block", "grid"))
 
 
 def _fit(values: list[int] | None, defaults: tuple[int, ...], n: int) -> tuple[int, ...]:
