@@ -66,7 +66,7 @@ class RegisterBlock:
     array's block there (isl expressions in the loops around)."""
 
     tile: RegisterTile
-    first: tuple[isl.AstExpr, ...]
+    first: tuple[isl.AstExpr, ...] | None      # None: nothing under the mark accesses the array
 
 
 def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
@@ -142,7 +142,7 @@ def _in_block(tile: RegisterTile, instance: isl.Set, at: isl.PwMultiAff, names, 
     return Subscript(names.register + tile.array, place, buffer=True)
 
 
-def _first_element(tile: RegisterTile, scop, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
+def _first_element(tile: RegisterTile, scop, build: isl.AstBuild) -> tuple[isl.AstExpr, ...] | None:
     """The first element of the array's block at the mark: the least element the
     instances under it access (the block is full: it is a box from there)."""
     accesses = None
@@ -152,6 +152,8 @@ def _first_element(tile: RegisterTile, scop, build: isl.AstBuild) -> tuple[isl.A
                 part = isl.UnionMap.from_map(acc.index.intersect_domain(stmt.domain))
                 accesses = part if accesses is None else accesses.union(part)
     at_mark = build.get_schedule().reverse().apply_range(accesses)
+    if at_mark.is_empty():      # no access to the array here: nothing to copy
+        return None
     first = isl.Map.from_union_map(at_mark).lexmin_pw_multi_aff()
     return tuple(build.expr_from_pw_aff(first.get_pw_aff(d)) for d in range(first.dim(isl.dim_type.out)))
 
@@ -203,7 +205,7 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         body = printer.statements(mark.mark_get_node())
-        if name in register_tiles:
+        if name in register_tiles and ast.blocks[mark.get_annotation().get_name()].first is not None:
             block = ast.blocks[mark.get_annotation().get_name()]
             local = scheduled.names.register + block.tile.array
             return [_register_block(block, local, scop.array(block.tile.array).element_type, body,
