@@ -73,7 +73,7 @@ def test_dump_sizes_names_the_tiled_bands_of_every_scop(program, tmp_path, capsy
     """The C target numbers its tiled bands over the file, as CUDA numbers its kernels."""
     status, _, out, err = _compile(program, tmp_path / "out", "-S", "32", "--dump-sizes", capsys=capsys)
     assert status == 0, err
-    assert out.strip() == "{ kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 16]; kernel[1] -> tile[32, 32] }"
+    assert out.strip() == "{ kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 24]; kernel[1] -> tile[32, 32] }"
     status, _, out, err = _compile(program, tmp_path / "out", "--sizes", "{ kernel[1] -> tile[8, 4] }",
                                    "--dump-sizes", capsys=capsys)
     assert status == 0, err
@@ -180,7 +180,7 @@ def test_autotune_writes_a_sizes_file_the_output_uses(program, tmp_path, capsys)
     progress = [line for line in err.splitlines() if line.startswith("ppcg-py: autotune: [")]
     assert len(progress) >= 2, err        # the first build and at least one variant
     assert progress[0].startswith("ppcg-py: autotune: [1] { kernel[0] -> tile[32, 32, 32]; "
-                                  "kernel[0] -> register[2, 16]; kernel[1] -> tile[32, 32] }: "), err
+                                  "kernel[0] -> register[2, 24]; kernel[1] -> tile[32, 32] }: "), err
     assert all(" s" in line and "; best " in line for line in progress), err
     text = sizes.read_text()
     assert text.startswith("# ppcg-py --autotune for product.c"), text
@@ -220,5 +220,5 @@ def test_autotune_discards_a_variant_that_computes_something_else(program, tmp_p
                                  "--autotune-candidates", "16,32", capsys=capsys)
     assert status == 0, err
     assert "(discarded, differs from the first build: its output differs)" in err, err
-    assert "kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 16];\n  kernel[1] -> tile[32, 32] }" in \
+    assert "kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 24];\n  kernel[1] -> tile[32, 32] }" in \
         (tmp_path / "out" / "product.sizes").read_text()

@@ -360,12 +360,12 @@ def _gemm(tmp_path: Path, *args: str) -> str:
 
 
 def test_gemm_keeps_a_block_of_c_in_registers(tmp_path):
-    """gemm's full 2 x 16 blocks of C stay in a local array across the loop over k (read
+    """gemm's full 2 x 24 blocks of C stay in a local array across the loop over k (read
     before it, written after it), the rows unrolled; `C *= beta` runs on the block once,
     before the loop over k, not under a guard inside it."""
     text = _gemm(tmp_path)
-    assert "double reg_C[2][16];" in text, text
-    block = text[text.index("double reg_C[2][16];"):]
+    assert "double reg_C[2][24];" in text, text
+    block = text[text.index("double reg_C[2][24];"):]
     block = block[:block.index("= reg_C[c")]
     assert re.search(r"reg_C\[c\d+\]\[c\d+\] = C\[", block), block          # the copy in
     updates = re.findall(r"reg_C\[(\d)\]\[c\d+\] \+= alpha \* A\[", block)
@@ -386,10 +386,10 @@ def test_register_blocks_in_the_straddling_option_set(tmp_path):
     assert "double reg_B[4][8];" in text, text
 
 
-@pytest.mark.parametrize("kernel, blocks", [("gemm", [(2, 16)]), ("2mm", [(2, 16)] * 2), ("syr2k", [(4, 8)]),
+@pytest.mark.parametrize("kernel, blocks", [("gemm", [(2, 24)]), ("2mm", [(2, 24)] * 2), ("syr2k", [(4, 8)]),
                                             ("covariance", [])])
 def test_register_tiles_of_polybench(kernel, blocks):
-    """The bands that get register blocks, and their shapes: 2 rows of 4 vectors where
+    """The bands that get register blocks, and their shapes: 2 rows of 6 vectors where
     the columns are contiguous, 4 rows of 2 where they gather from rows (syr2k's
     `A[j][k]`); covariance's band also writes `cov[j][i]`, which a block of rows and
     columns does not hold."""

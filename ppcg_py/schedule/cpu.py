@@ -275,28 +275,43 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
         # may be its only parallel one: gramschmidt's)
         shared = walk.options.openmp and not any(band.band_member_get_coincident(m) for m in order.order[:-1])
         return _vector_points(permuted(band, order.order), walk, order.vector_safe and not shared).parent(), False
+    number = walk.first + len(walk.tiles)
     if walk.options.cache_tiles:
         chosen = walk.parallel_member(band) if walk.options.openmp else None   # as _mark_parallel picks
         parallel = None if chosen is None else chosen[0]
         tile = cache_tile_sizes(steps, order.order, walk.scop, parallel=parallel)
     else:
-        tile = kernel_sizes(walk.options, walk.sizes, walk.first + len(walk.tiles), n, 0, 0).tile
-    walk.tiles.append(tile)
-    points = permuted(band_tiled(band, tile).child(0), order.order)
-    asked = user_sizes(walk.sizes, walk.first + len(walk.tiles) - 1, "register")
-    if asked is not None and len(asked) != 2:
-        raise CompileError(f"--sizes: register sizes of kernel {walk.first + len(walk.tiles) - 1} are rows and "
-                           f"columns (two values: register[4, 8]; register[1, 1] for none), not {len(asked)}")
-    shape = None if asked is None else (asked[0], asked[1])
+        tile = kernel_sizes(walk.options, walk.sizes, number, n, 0, 0).tile
+    shape = _asked_block(walk.sizes, number)
     contiguous = all(row[order.order[-1]] != FAR for row in steps.steps)
-    plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, shape, contiguous) \
-        if walk.options.register_tiles else None
+
+    def blocks(tile: tuple[int, ...]):
+        points = permuted(band_tiled(band, tile).child(0), order.order)
+        plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, shape, contiguous) \
+            if walk.options.register_tiles else None
+        return points, plan
+    points, plan = blocks(tile)
+    columns = order.order[-1]
+    if plan is not None and walk.options.cache_tiles and tile[columns] % plan.extents[1]:
+        # the model's column tile a whole number of blocks, so that a full tile's are all full
+        tile = tile[:columns] + (tile[columns] // plan.extents[1] * plan.extents[1],) + tile[columns + 1:]
+        points, plan = blocks(tile)
+    walk.tiles.append(tile)
     walk.register_sizes.append(plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ())
     if plan is None:
         return _vector_points(points, walk, order.vector_safe).parent().parent(), False
     sequence = _register_blocks(points, plan, walk)
     rest = _vector_points(sequence.child(1).child(0), walk, order.vector_safe)
     return rest.parent().parent().parent().parent(), True
+
+
+def _asked_block(sizes: isl.UnionMap | None, number: int) -> tuple[int, int] | None:
+    """The register block `--sizes` gives band `number` (`register[R, C]`), or None."""
+    asked = user_sizes(sizes, number, "register")
+    if asked is not None and len(asked) != 2:
+        raise CompileError(f"--sizes: register sizes of kernel {number} are rows and columns (two values: "
+                           f"register[4, 8]; register[1, 1] for none), not {len(asked)}")
+    return None if asked is None else (asked[0], asked[1])
 
 
 def _vector_points(points: isl.ScheduleNode, walk: _Walk, vector_safe: bool) -> isl.ScheduleNode:

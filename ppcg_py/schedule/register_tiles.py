@@ -39,6 +39,7 @@ MARK = "register_tile"
 ROWS = 4                # rows of a block: the unrolled loop (4 rows x 2 vectors: 8 registers of 16)
 VECTOR_BYTES = 32       # AVX2's registers; a block's columns fill two of them
 VECTORS = 2
+WIDE_VECTORS = 6        # a block's columns where they are contiguous (2 rows x 6 vectors: 12 registers)
 
 
 @dataclass(frozen=True)
@@ -71,13 +72,14 @@ class BlockPlan:
 
 
 def default_shape(element_type: str, contiguous: bool) -> tuple[int, int]:
-    """Rows and columns of a block of this element type: 4 rows of 2 vectors, or, where
-    every access along the columns is contiguous (`contiguous`), 2 rows of 4 vectors:
-    as many accumulators (8 of the 16 registers), half the rows of the other operand
-    to read at each step of `k` (gemm: 0.12 s against 0.18 s at LARGE), but where the
-    columns gather from other rows (syr2k's `A[j][k]`), twice the rows to gather."""
+    """Rows and columns of a block of this element type. Where every access along the
+    columns is contiguous (`contiguous`), 2 rows of 6 vectors: 12 accumulators of the 16
+    registers, and per step of `k` 2 broadcasts of the rows' operand for 12
+    multiply-adds (gemm at LARGE, one thread: 0.105 s, against 0.125 s for 2 x 4
+    vectors, 0.18 s for 4 x 2 and 0.25 s without blocks). Where the columns gather
+    from other rows (syr2k's `A[j][k]`), 4 rows of 2 vectors: fewer rows to gather."""
     lanes = max(1, VECTOR_BYTES // element_bytes(element_type))
-    return (ROWS // 2, 2 * VECTORS * lanes) if contiguous else (ROWS, VECTORS * lanes)
+    return (ROWS // 2, WIDE_VECTORS * lanes) if contiguous else (ROWS, VECTORS * lanes)
 
 
 def block_plan(points: isl.ScheduleNode, scop: Scop, tile: tuple[int, ...], order: tuple[int, ...],
