@@ -21,6 +21,7 @@ from ..isl_context import sets_of
 
 
 STILL, UNIT, FAR = "still", "unit", "far"   # how an access moves when a member steps by one
+SINGLE = "single"       # the statement takes one value of the member: no step to move along
 
 
 @dataclass(frozen=True)
@@ -29,12 +30,12 @@ class AccessSteps:
     facts behind the point-loop order and the tile sizes chosen for the cache."""
 
     arrays: tuple[str, ...]                 # the array of each access
-    steps: tuple[tuple[str, ...], ...]      # steps[access][member]: STILL, UNIT or FAR
+    steps: tuple[tuple[str, ...], ...]      # steps[access][member]: STILL, UNIT, FAR or SINGLE
 
     def moving(self, array: str) -> frozenset[int]:
         """The members along which some access to `array` moves."""
         return frozenset(m for a, row in zip(self.arrays, self.steps) if a == array
-                         for m, step in enumerate(row) if step != STILL)
+                         for m, step in enumerate(row) if step not in (STILL, SINGLE))
 
 
 @dataclass(frozen=True)
@@ -111,7 +112,7 @@ def _step(schedule: isl.UnionMap, index: isl.Map, step: isl.Map) -> str:
     placed = schedule.reverse().apply_range(isl.UnionMap.from_map(index))   # schedule point -> element
     moves = placed.reverse().apply_range(isl.UnionMap.from_map(step)).apply_range(placed)
     if moves.is_empty():
-        return STILL     # one point per row of the member: nothing to step over
+        return SINGLE    # one point per row of the member: nothing to step over
     deltas = sets_of(moves.deltas())
     unit = _last_dimension_steps(index)
     if all(part.is_subset(unit.align_params(part.get_space())) for part in deltas):
