@@ -173,7 +173,7 @@ def _done(stdout: str, stderr: str = "") -> subprocess.CompletedProcess[str]:
 
 def test_autotune_writes_a_sizes_file_the_output_uses(program, tmp_path, capsys):
     sizes = tmp_path / "tuned" / "product.sizes"
-    status, tuned, _, err = _compile(program, tmp_path / "out", "-S", "32", "--autotune", "--autotune-budget", "3",
+    status, tuned, _, err = _compile(program, tmp_path / "out", "-S", "32", "--autotune", "--autotune-budget", "8",
                                      "--autotune-candidates", "16,32", "--autotune-out", str(sizes),
                                      capsys=capsys)
     assert status == 0, err

@@ -36,6 +36,7 @@ from .point_order import FAR, STILL, UNIT, AccessSteps
 
 BASE_TILE = 32
 MAX_INNERMOST_TILE = 512
+BLOCKED_TILE = 64       # the other members of a band with wide register blocks
 CACHE_INFO = Path("/sys/devices/system/cpu/cpu0/cache")
 
 
@@ -65,6 +66,18 @@ def host_caches(root: Path = CACHE_INFO) -> Caches:
 def _bytes(text: str) -> int:
     units = {"K": 1024, "M": 1024 ** 2, "G": 1024 ** 3}
     return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+
+
+def blocked_tile_sizes(tile: tuple[int, ...], columns: int, block_columns: int, contiguous: bool) -> tuple[int, ...]:
+    """The model's sizes for a band with register blocks (register_tiles.py): the column
+    member's a whole number of blocks, so that a full tile's blocks are all full. With
+    contiguous columns (the wide blocks), every other member's at least BLOCKED_TILE,
+    since a block's copies in and out are paid once per tile of `k` and the rows' tile
+    reads the tile of B from L1 twice as long (gemm at LARGE, one thread: 64 x 48 x 64
+    0.105 s, 32 x 48 x 32 0.120 s; 2mm 0.121 and 0.139 s); syrk's and syr2k's gathering
+    blocks showed no clear gain and keep the model's sizes."""
+    return tuple(size // block_columns * block_columns if m == columns
+                 else max(size, BLOCKED_TILE) if contiguous else size for m, size in enumerate(tile))
 
 
 def worth_tiling(steps: AccessSteps, order: tuple[int, ...]) -> bool:

@@ -49,7 +49,7 @@ from .parallel import strict_coincidence
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
 from .private import changed_values, privatize
-from .cache_sizes import cache_tile_sizes, worth_tiling
+from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, worth_tiling
 from .point_order import FAR, access_steps, permuted, point_order
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
 from .sizes import kernel_sizes, user_sizes
@@ -292,9 +292,9 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
         return points, plan
     points, plan = blocks(tile)
     columns = order.order[-1]
-    if plan is not None and walk.options.cache_tiles and tile[columns] % plan.extents[1]:
-        # the model's column tile a whole number of blocks, so that a full tile's are all full
-        tile = tile[:columns] + (tile[columns] // plan.extents[1] * plan.extents[1],) + tile[columns + 1:]
+    if plan is not None and walk.options.cache_tiles and \
+            (fitted := blocked_tile_sizes(tile, columns, plan.extents[1], contiguous)) != tile:
+        tile = fitted
         points, plan = blocks(tile)
     walk.tiles.append(tile)
     walk.register_sizes.append(plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ())
