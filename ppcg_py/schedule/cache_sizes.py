@@ -13,9 +13,9 @@ to 512) while, for every point loop, the arrays that loop reuses still fit in ha
 of L1 (what the loops inside touch of them within one tile: the product of the
 tile sizes of the members the array moves along), and the whole tile's data in
 half of L2. gemm gets 32 x 64 x 32 (B's 32 x 64 tile, reused along i, stays in L1;
-then 64 x 48 x 64 for its register blocks: `blocked_tile_sizes`;
-with 512, as an L2 bound would allow, it ran 1.5x slower), jacobi-2d, which reuses
-nothing across a tile, 32 x 512. The cache sizes are read from Linux's
+with 512, as an L2 bound would allow, it ran 1.5x slower), then 64 x 48 x 64 for its
+register blocks (`blocked_tile_sizes`); jacobi-2d, which reuses nothing across a tile,
+is not tiled (below). The cache sizes are read from Linux's
 `/sys/devices/system/cpu/cpu0/cache`; without them, 32 KiB and 512 KiB.
 
 A band where no access stays still along any member but the innermost point loop,
