@@ -134,8 +134,9 @@ OPTION_SETS = {
     "tiled": ("--tile",),
     "tile-sizes": ("--tile", "--tile-sizes", "8,5,3"),
     "sizes": ("--tile", "--sizes", "{ kernel[i] -> tile[7,4,6] }"),
-    # register blocks (4 x 8) that straddle the tiles: full and partial blocks in one tile
-    "register-blocks": ("--tile", "--tile-sizes", "6,12,5"),
+    # register blocks (4 x 8) filling 8 x 16 tiles; the edge tiles (37 rows, 29 columns)
+    # have partial blocks and run unblocked beside the blocked ones
+    "register-blocks": ("--tile", "--tile-sizes", "8,16,5"),
 }
 
 
@@ -381,9 +382,11 @@ def test_no_register_tiles_option(tmp_path):
 
 
 def test_register_blocks_in_the_straddling_option_set(tmp_path):
-    """The option set `register-blocks` makes blocks (else its verification proves nothing)."""
+    """The option set `register-blocks` makes blocks in the inner tiles (else its
+    verification proves nothing), not only where the parameters make an edge tile whole."""
     text = _compiled(_program(tmp_path, "product_and_stencil"), tmp_path, *OPTION_SETS["register-blocks"])
     assert "double reg_B[4][8];" in text, text
+    assert "reg_B[c6][c7] = B[8 * c0 + " in text, text
 
 
 @pytest.mark.parametrize("kernel, blocks", [("gemm", [(2, 24)]), ("2mm", [(2, 24)] * 2), ("syr2k", [(4, 8)]),

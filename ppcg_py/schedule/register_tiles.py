@@ -16,11 +16,11 @@ distinct, so the compiler can do what gcc may not:
   `k` loop: read before it, written back after it (the printer's part:
   codegen/c_target.py), the `u%rows` loop unrolled and the `v%columns` loop marked
   for the vectoriser;
-- only blocks that are full (every element of `P`'s block accessed) get this
-  form, so that the copies touch only elements the code touches anyway and the
-  inner loops have constant bounds; the other blocks keep the plain point loops.
-  Instances of different blocks do not depend on each other (zero distance along
-  `u` and `v`), so the two parts may run one after the other.
+- only tiles whose blocks are all full (every element of `P`'s block accessed) get
+  this form, so that the copies touch only elements the code touches anyway and the
+  inner loops have constant bounds; the other tiles (edges, syrk's diagonal) keep the
+  plain point loops. Instances of different blocks do not depend on each other (zero
+  distance along `u` and `v`), so the two parts may run one after the other.
 """
 from __future__ import annotations
 
@@ -263,8 +263,8 @@ def _outer_only(value: isl.PwAff, outer: int, n: int) -> bool:
 
 
 def _full_block_instances(points: isl.ScheduleNode, plan: BlockPlan) -> isl.UnionSet:
-    """The instances under the band in full blocks: blocks where the statements that
-    access the array reach every `(u, v)`; every instance of such a block goes with it."""
+    """The instances under the band in tiles whose blocks are all full: blocks where the
+    statements that access the array reach every `(u, v)`."""
     placed = _point_space(points)
     outer = points.get_schedule_depth()
     dims = outer + points.band_n_member()
@@ -287,9 +287,16 @@ def _full_block_instances(points: isl.ScheduleNode, plan: BlockPlan) -> isl.Unio
     present = schedule_values(placed.intersect_domain(accessing), dims).apply(keep_uv)
     blocks = present.apply(in_block.reverse())
     missing = blocks.apply(in_block).subtract(present)
-    full = blocks.subtract(missing.apply(in_block.reverse()))
-    return placed.apply_range(isl.UnionMap.from_map(to_block)).intersect_range(
-        isl.UnionSet.from_set(full)).domain()
+    partial = missing.apply(in_block.reverse())
+    # whole tiles: a tile with a partial block runs unblocked, so that the loops of
+    # either part test only the tile loops (a block-wise split puts `%` guards in the
+    # innermost loop of syrk's diagonal tiles)
+    to_tile = relation(f"{{ [{', '.join(names)}] -> [{', '.join(names[:outer])}] }}")
+    block_tile = relation(f"{{ [{around}] -> [{', '.join(names[:outer])}] }}")
+    tiles = schedule_values(placed, dims).apply(to_tile)
+    whole = tiles.subtract(partial.apply(block_tile))
+    return placed.apply_range(isl.UnionMap.from_map(to_tile)).intersect_range(
+        isl.UnionSet.from_set(whole)).domain()
 
 
 def _instances_of(points: isl.ScheduleNode, statements: frozenset[str]) -> isl.UnionSet:
