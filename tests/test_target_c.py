@@ -242,6 +242,20 @@ def test_polybench_kernel_verifies(kernel, tmp_path):
     assert report.ok, report.summary()
 
 
+@pytest.mark.parametrize("kernel", ["gemm", "syrk"])
+def test_register_blocks_of_the_models_sizes_verify(kernel, tmp_path):
+    """At MEDIUM the cache model's tiles (gemm 64 x 48 x 64, 2 x 24 blocks; syrk 4 x 8)
+    hold whole blocks: the blocked code runs and computes what gcc's build does (MINI's
+    arrays are smaller than one tile, so every tile there runs unblocked)."""
+    cfg = kernel_config(kernel, dataset="MEDIUM", ppcg_args=("--tile",), target="c")
+    report = verify(cfg, tmp_path / "work")
+    assert report.ok, report.summary()
+    proc = run_ppcg(cfg, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    text = (tmp_path / f"{kernel}.ppcg.c").read_text()
+    assert re.search(r"reg_C\[c\d+\]\[c\d+\] = C\[", text), text
+
+
 def test_harness_rejects_a_wrong_output(tmp_path):
     """Negative control: shift one subscript of the generated code by one element."""
     def wrong_compiler(cfg, out_dir):
