@@ -9,6 +9,7 @@ of them with `--tile`), a fifth for OpenCL (run on PoCL; as CUDA where no OpenCL
 runtime is installed, see runner.run_file), the others for CUDA. Three in ten get
 `--reductions`. `python -m fuzz --target T` gives every case the target `T` instead
 (`c`: the C target, always with `--tile`; `opencl`; `cuda`), to aim a campaign at one.
+Half of the tiled C cases name small register blocks (`register[R, C]` in `--sizes`).
 """
 from __future__ import annotations
 
@@ -62,11 +63,28 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
         args.append("--reductions")
     # the target last, from a generator of its own: the CUDA options of a seed stay what they were
     if only is not None:
-        return (*args, *TARGETS[only])
-    target = random.Random(f"target:{seed}")
-    roll = target.random()
-    if roll < 0.25:   # the C target (verified with 1, 2, 4 threads); the CUDA options are ignored
-        args += ["--target=c", "--openmp", *(["--tile"] if target.random() < 0.5 else [])]
-    elif roll < 0.45:   # OpenCL: the same kernels as CUDA, printed for an OpenCL runtime
-        args += ["--target=opencl"]
-    return tuple(args)
+        chosen = list(TARGETS[only])
+    else:
+        target = random.Random(f"target:{seed}")
+        roll = target.random()
+        chosen = []
+        if roll < 0.25:   # the C target (verified with 1, 2, 4 threads); the CUDA options are ignored
+            chosen = ["--target=c", "--openmp", *(["--tile"] if target.random() < 0.5 else [])]
+        elif roll < 0.45:   # OpenCL: the same kernels as CUDA, printed for an OpenCL runtime
+            chosen = ["--target=opencl"]
+    if "--tile" in chosen:
+        args = _with_register_blocks(args, random.Random(f"register:{seed}"))
+    return (*args, *chosen)
+
+
+def _with_register_blocks(args: list[str], rng: random.Random) -> list[str]:
+    """Half of the tiled C cases name small register blocks (`register[R, C]` in
+    `--sizes`): the default blocks (2 x 24 doubles) rarely fit the generator's small
+    extents, small ones do, full and partial alike."""
+    if rng.random() >= 0.5:
+        return args
+    block = f"kernel[i] -> register[{rng.choice((1, 2, 3, 4))}, {rng.choice((2, 3, 4, 8))}]"
+    if "--sizes" in args:
+        k = args.index("--sizes") + 1
+        return args[:k] + [args[k].replace("{ ", "{ " + block + "; ", 1)] + args[k + 1:]
+    return args + ["--sizes", "{ " + block + " }"]
