@@ -433,3 +433,57 @@ def test_sizes_number_the_tiled_bands_not_their_point_bands(tmp_path):
                      "--sizes", "{ kernel[0] -> tile[8,8,8]; kernel[1] -> tile[5,5] }")
     assert "8 * c0" in text and re.search(r"\b5 \* c\d", text), text
     assert "32 * c" not in text, text     # no band took the default size
+
+
+# Accumulating bands of several shapes, for register blocks of several shapes: extents
+# 37 and 29 are multiples of no block or tile size here.
+BLOCKED_BODIES = {
+    # gemm's shape, with the scaling statement before the loop over k
+    "scaled_product": """\
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++) {
+      B[i][j] *= 0.5;
+      for (k = 0; k < m; k++)
+        B[i][j] += A[i][k] * A[k % 29][j];
+    }
+#pragma endscop""",
+    # a triangle (syrk's): diagonal tiles hold partial blocks
+    "triangle": """\
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j <= i && j < m; j++)
+      for (k = 0; k < m; k++)
+        B[i][j] += A[i][k] * A[j][k];
+#pragma endscop""",
+    # the block read after the loop over k, by a statement of the band
+    "read_after": """\
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++) {
+      for (k = 0; k < 7; k++)
+        B[i][j] += A[i][k] * A[i][j];
+      A[i][j] = B[i][j] * 0.25;
+    }
+#pragma endscop""",
+}
+
+
+@pytest.mark.parametrize("block", ["2,3", "3,2", "4,8", "1,4"])
+@pytest.mark.parametrize("name", list(BLOCKED_BODIES))
+def test_register_blocks_of_several_shapes_verify(name, block, tmp_path):
+    """Each body, blocked at each shape inside 8 x 16 x 5 tiles, computes what gcc's build
+    does with 1, 2 and 4 threads (where the band gets blocks at all: read_after's
+    statements share a band only where isl fuses them)."""
+    BODIES[name] = BLOCKED_BODIES[name]
+    try:
+        source = _program(tmp_path, name)
+        args = ("--tile", "--tile-sizes", "8,16,5", "--sizes", f"{{ kernel[i] -> register[{block}] }}")
+        report = verify(VerifyConfig(source=source, ppcg_args=args, target="c"), tmp_path / "work")
+        assert report.ok, report.summary()
+        if name != "read_after":
+            text = _compiled(source, tmp_path, *args)
+            rows, columns = block.split(",")
+            assert f"double reg_B[{rows}][{columns}];" in text, text
+    finally:
+        del BODIES[name]
