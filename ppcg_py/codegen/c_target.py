@@ -76,6 +76,7 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
     scop = scheduled.scop
     statements = {s.name: s for s in scop.statements}
     tiles = {t.name: t for t in scheduled.register_tiles}
+    blocked = _accesses_to(scop, {t.array for t in tiles.values()})
     result = ScopAst(scop, None)  # type: ignore[arg-type]
     inside: list[RegisterTile] = []     # the register tile whose mark isl is generating
 
@@ -113,7 +114,7 @@ def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
             return node
         inside.pop()
         key = f"{tile.name}@{len(result.blocks)}"
-        result.blocks[key] = RegisterBlock(tile, _first_element(tile, scop, build))
+        result.blocks[key] = RegisterBlock(tile, _first_element(blocked[tile.array], build))
         return node.set_annotation(isl.Id(key, context=scop.ctx))
 
     def build(schedule: isl.Schedule) -> isl.AstNode:
@@ -142,15 +143,21 @@ def _in_block(tile: RegisterTile, instance: isl.Set, at: isl.PwMultiAff, names, 
     return Subscript(names.register + tile.array, place, buffer=True)
 
 
-def _first_element(tile: RegisterTile, scop, build: isl.AstBuild) -> tuple[isl.AstExpr, ...] | None:
-    """The first element of the array's block at the mark: the least element the
-    instances under it access (the block is full: it is a box from there)."""
-    accesses = None
+def _accesses_to(scop, arrays: set[str]) -> dict[str, isl.UnionMap]:
+    """Per array, every instance -> element its statements access."""
+    found: dict[str, isl.UnionMap] = {}
     for stmt in scop.statements:
         for acc in stmt.accesses:
-            if acc.array == tile.array:
+            if acc.array in arrays:
                 part = isl.UnionMap.from_map(acc.index.intersect_domain(stmt.domain))
-                accesses = part if accesses is None else accesses.union(part)
+                found[acc.array] = found[acc.array].union(part) if acc.array in found else part
+    return found
+
+
+def _first_element(accesses: isl.UnionMap, build: isl.AstBuild) -> tuple[isl.AstExpr, ...] | None:
+    """The first element of the array's block at the mark: the least element the
+    instances under it access (`accesses`: all of the array's; the block is full: it is
+    a box from there)."""
     at_mark = build.get_schedule().reverse().apply_range(accesses)
     if at_mark.is_empty():      # no access to the array here: nothing to copy
         return None
@@ -205,8 +212,8 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         body = printer.statements(mark.mark_get_node())
-        if name in register_tiles and ast.blocks[mark.get_annotation().get_name()].first is not None:
-            block = ast.blocks[mark.get_annotation().get_name()]
+        block = ast.blocks.get(mark.get_annotation().get_name()) if name in register_tiles else None
+        if block is not None and block.first is not None:
             local = scheduled.names.register + block.tile.array
             return [_register_block(block, local, scop.array(block.tile.array).element_type, body,
                                     element, iterators)]

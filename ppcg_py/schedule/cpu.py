@@ -267,7 +267,8 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     n = band.band_n_member()
     steps = access_steps(band, walk.scop)
     order = point_order(band, walk.scop, steps)
-    asked = user_sizes(walk.sizes, walk.first + len(walk.tiles), "tile")
+    number = walk.first + len(walk.tiles)      # `kernel[number]` in --sizes
+    asked = user_sizes(walk.sizes, number, "tile")
     if asked == [] or (asked is None and walk.options.cache_tiles and not worth_tiling(steps, order.order)):
         walk.tiles.append(())       # `tile[]`: the band stays whole, its loops reordered as a tile's
         walk.register_sizes.append(())
@@ -275,7 +276,6 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
         # may be its only parallel one: gramschmidt's)
         shared = walk.options.openmp and not any(band.band_member_get_coincident(m) for m in order.order[:-1])
         return _vector_points(permuted(band, order.order), walk, order.vector_safe and not shared).parent(), False
-    number = walk.first + len(walk.tiles)
     if walk.options.cache_tiles:
         chosen = walk.parallel_member(band) if walk.options.openmp else None   # as _mark_parallel picks
         parallel = None if chosen is None else chosen[0]

@@ -276,15 +276,12 @@ def _full_block_instances(points: isl.ScheduleNode, plan: BlockPlan) -> isl.Unio
 
     def relation(text: str) -> isl.Map:
         return isl.Map(text, context=ctx).align_params(params)
-    # schedule point -> its block; a block -> its (u, v) points; a point -> its (u, v)
-    to_block = relation(f"{{ [{', '.join(names)}] -> [{around}] : "
-                        f"bu = floor({names[u]} / {rows}) and bv = floor({names[v]} / {columns}) }}")
+    # a block -> its (u, v) points; a point -> its (u, v)
     in_block = relation(f"{{ [{around}] -> [{', '.join(names[:outer])}, pu, pv] : "
                         f"{rows} * bu <= pu < {rows} * bu + {rows} and "
                         f"{columns} * bv <= pv < {columns} * bv + {columns} }}")
     keep_uv = relation(f"{{ [{', '.join(names)}] -> [{', '.join(names[:outer] + [names[u], names[v]])}] }}")
-    accessing = points.get_domain().intersect(_instances_of(points, plan.statements))
-    present = schedule_values(placed.intersect_domain(accessing), dims).apply(keep_uv)
+    present = schedule_values(placed.intersect_domain(_instances_of(points, plan.statements)), dims).apply(keep_uv)
     blocks = present.apply(in_block.reverse())
     missing = blocks.apply(in_block).subtract(present)
     partial = missing.apply(in_block.reverse())
