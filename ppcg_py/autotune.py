@@ -54,7 +54,7 @@ from itertools import product
 from math import log2
 from pathlib import Path
 
-from .diagnostics import CompileError
+from .diagnostics import CompileError, Diagnostics
 from .options import Options
 from .schedule.sizes import KernelSizes, format_sizes
 from .verify.common import DUMP_DEFINE
@@ -196,7 +196,9 @@ class _Workbench:
         from .driver import compile_bounded
 
         options = self.options if tiles is None else with_tiles(self.options, tiles)
-        files = compile_bounded(str(self.source), options)
+        # the variants' warnings (a register block that does not fit its tile) are the
+        # search's business; the final compilation warns as any other
+        files = compile_bounded(str(self.source), options, Diagnostics(echo=False))
         (_, text), = files.items()
         return text, tuple((n, ks.tile, ks.register) for n, ks in files.sizes)
 
@@ -299,7 +301,8 @@ class _Search:
         self.bench, self.settings, self.say = bench, settings, say
         self.started = time.monotonic()
         self.deadline = self.started + settings.budget
-        self.tried: dict[Tiles, Measurement] = {}
+        self.tried: dict[Tiles, Measurement] = {}     # by the sizes asked and the sizes used
+        self.measured = 0
         self.reference: _Reference | None = None
         self.patience = settings.run_timeout   # seconds a variant's run may take: 3x the first build's
         self.best: Measurement | None = None
@@ -341,7 +344,15 @@ class _Search:
             return
         if time.monotonic() >= self.deadline:
             raise _BudgetSpent
-        measured, exe = self._measure(tiles)
+        try:
+            text, used = self.bench.compile(tiles)
+        except CompileError as exc:
+            self._record(Measurement(tiles, None, f"ppcg-py failed: {exc.message}"), None)
+            return
+        if used != tiles and used in self.tried:    # the sizes of a variant tried already, once fitted
+            self.tried[tiles] = self.tried[used]
+            return
+        measured, exe = self._measure(used, text)
         assert self.best is not None and self.best.seconds is not None
         if exe is not None and measured.seconds is not None and not measured.note and \
                 measured.seconds < self.best.seconds:
@@ -379,13 +390,11 @@ class _Search:
             return replace(challenger, seconds=seconds)
         return Measurement(challenger.tiles, seconds, f"not faster timed beside the best: {self.best.seconds:.4g} s")
 
-    def _measure(self, tiles: Tiles) -> tuple[Measurement, Path | None]:
+    def _measure(self, tiles: Tiles, text: str) -> tuple[Measurement, Path | None]:
+        """The variant compiled to `text` with `tiles` (the sizes the compiler used)."""
         assert self.best is not None and self.best.seconds is not None and self.reference is not None
         try:
-            text, _ = self.bench.compile(tiles)
             built = self.bench.build(text)
-        except CompileError as exc:
-            return Measurement(tiles, None, f"ppcg-py failed: {exc.message}"), None
         except BuildError as exc:
             return Measurement(tiles, None, f"build failed: {_first_line(exc.stderr)}"), None
         if built.check_exe is not None and (why := self._wrong(self.bench.run(built.check_exe, self.patience))):
@@ -416,10 +425,11 @@ class _Search:
 
     def _record(self, measured: Measurement, exe: Path | None) -> None:
         self.tried[measured.tiles] = measured
+        self.measured += 1
         if measured.seconds is not None and not measured.note and \
                 (self.best is None or self.best.seconds is None or measured.seconds < self.best.seconds):
             self.best, self.best_exe = measured, exe
-        self.say(_progress_line(len(self.tried), measured, self.best))
+        self.say(_progress_line(self.measured, measured, self.best))
 
 
 def _progress_line(count: int, measured: Measurement, best: Measurement | None) -> str:
@@ -466,8 +476,14 @@ def register_variants(current: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def _with_band(tiles: Tiles, band: int, shape: tuple[int, ...], register: tuple[int, ...] | None = None) -> Tiles:
-    return tuple((n, shape if n == band else tile, register if n == band and register is not None else reg)
-                 for n, tile, reg in tiles)
+    """`tiles` with band `band`'s sizes `shape`, and its register block `register`; by
+    default the block the compiler chooses for those sizes (a block must divide the
+    tile), or none if the band had none."""
+    def block(tile: tuple[int, ...], reg: tuple[int, ...]) -> tuple[int, ...]:
+        if register is not None:
+            return register
+        return reg if shape == tile or reg in ((), (1, 1)) else ()
+    return tuple((n, shape if n == band else tile, block(tile, reg) if n == band else reg) for n, tile, reg in tiles)
 
 
 def _sweep(search: _Search) -> None:

@@ -73,7 +73,7 @@ def test_dump_sizes_names_the_tiled_bands_of_every_scop(program, tmp_path, capsy
     """The C target numbers its tiled bands over the file, as CUDA numbers its kernels."""
     status, _, out, err = _compile(program, tmp_path / "out", "-S", "32", "--dump-sizes", capsys=capsys)
     assert status == 0, err
-    assert out.strip() == "{ kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 24]; kernel[1] -> tile[32, 32] }"
+    assert out.strip() == "{ kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 16]; kernel[1] -> tile[32, 32] }"
     status, _, out, err = _compile(program, tmp_path / "out", "--sizes", "{ kernel[1] -> tile[8, 4] }",
                                    "--dump-sizes", capsys=capsys)
     assert status == 0, err
@@ -145,6 +145,17 @@ def test_register_variants_trade_rows_for_columns_and_try_none():
     assert register_variants((1, 1)) == [] and register_variants(()) == []
 
 
+def test_new_tile_sizes_leave_the_register_block_to_the_compiler():
+    """A block must divide its tile: other sizes ask for the compiler's block for them
+    (no `register[]`), unless the band had none or the block is named."""
+    tiles = ((0, (32, 48, 64), (2, 24)), (1, (32, 32), ()))
+    assert autotune._with_band(tiles, 0, (32, 64, 64)) == ((0, (32, 64, 64), ()), (1, (32, 32), ()))
+    assert autotune._with_band(tiles, 0, (32, 48, 64), (4, 12))[0] == (0, (32, 48, 64), (4, 12))
+    assert autotune._with_band(tiles, 1, (16, 32)) == ((0, (32, 48, 64), (2, 24)), (1, (16, 32), ()))
+    off = ((0, (32, 48, 64), (1, 1)),)
+    assert autotune._with_band(off, 0, (64, 64, 64)) == ((0, (64, 64, 64), (1, 1)),)
+
+
 def test_band_variants_come_nearest_first():
     pairs = band_variants((32, 32), (8, 32, 128))
     assert pairs[0] == (32, 32) and set(pairs[-1]) <= {8, 128} and len(pairs) == 9
@@ -180,7 +191,7 @@ def test_autotune_writes_a_sizes_file_the_output_uses(program, tmp_path, capsys)
     progress = [line for line in err.splitlines() if line.startswith("ppcg-py: autotune: [")]
     assert len(progress) >= 2, err        # the first build and at least one variant
     assert progress[0].startswith("ppcg-py: autotune: [1] { kernel[0] -> tile[32, 32, 32]; "
-                                  "kernel[0] -> register[2, 24]; kernel[1] -> tile[32, 32] }: "), err
+                                  "kernel[0] -> register[2, 16]; kernel[1] -> tile[32, 32] }: "), err
     assert all(" s" in line and "; best " in line for line in progress), err
     text = sizes.read_text()
     assert text.startswith("# ppcg-py --autotune for product.c"), text
@@ -220,5 +231,5 @@ def test_autotune_discards_a_variant_that_computes_something_else(program, tmp_p
                                  "--autotune-candidates", "16,32", capsys=capsys)
     assert status == 0, err
     assert "(discarded, differs from the first build: its output differs)" in err, err
-    assert "kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 24];\n  kernel[1] -> tile[32, 32] }" in \
+    assert "kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 16];\n  kernel[1] -> tile[32, 32] }" in \
         (tmp_path / "out" / "product.sizes").read_text()

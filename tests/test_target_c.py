@@ -410,6 +410,14 @@ def test_register_tiles_of_polybench(kernel, blocks):
     the columns are contiguous, 4 rows of 2 where they gather from rows (syr2k's
     `A[j][k]`); covariance's band also writes `cov[j][i]`, which a block of rows and
     columns does not hold."""
+    tiles = [t for s in _cpu_schedules(kernel, openmp=True, tile=True, cache_tiles=True) for t in s.register_tiles]
+    assert [t.extents for t in tiles] == blocks, tiles
+
+
+@pytest.mark.parametrize("kernel, blocks", [("gemm", [(2, 16)]), ("syr2k", [(4, 8)])])
+def test_register_blocks_fit_the_tile_sizes_given(kernel, blocks):
+    """With PPCG's tiles of 32, a block of 6 vectors would straddle two tiles: the
+    block shrinks to whole vectors that divide the tile (2 x 4 vectors of doubles)."""
     tiles = [t for s in _cpu_schedules(kernel, openmp=True, tile=True) for t in s.register_tiles]
     assert [t.extents for t in tiles] == blocks, tiles
 
@@ -469,16 +477,17 @@ BLOCKED_BODIES = {
 }
 
 
-@pytest.mark.parametrize("block", ["2,3", "3,2", "4,8", "1,4"])
+@pytest.mark.parametrize("block", ["2,3", "3,2", "4,8", "6,12", "1,4"])
 @pytest.mark.parametrize("name", list(BLOCKED_BODIES))
 def test_register_blocks_of_several_shapes_verify(name, block, tmp_path):
-    """Each body, blocked at each shape inside 8 x 16 x 5 tiles, computes what gcc's build
-    does with 1, 2 and 4 threads (where the band gets blocks at all: read_after's
-    statements share a band only where isl fuses them)."""
+    """Each body, blocked at each shape inside 12 x 24 x 5 tiles (37 x 29 points: edge
+    tiles in both blocked members), computes what gcc's build does with 1, 2 and 4
+    threads (where the band gets blocks at all: read_after's statements share a band
+    only where isl fuses them)."""
     BODIES[name] = BLOCKED_BODIES[name]
     try:
         source = _program(tmp_path, name)
-        args = ("--tile", "--tile-sizes", "8,16,5", "--sizes", f"{{ kernel[i] -> register[{block}] }}")
+        args = ("--tile", "--tile-sizes", "12,24,5", "--sizes", f"{{ kernel[i] -> register[{block}] }}")
         report = verify(VerifyConfig(source=source, ppcg_args=args, target="c"), tmp_path / "work")
         assert report.ok, report.summary()
         if name != "read_after":
@@ -487,3 +496,20 @@ def test_register_blocks_of_several_shapes_verify(name, block, tmp_path):
             assert f"double reg_B[{rows}][{columns}];" in text, text
     finally:
         del BODIES[name]
+
+
+def test_register_block_that_straddles_tiles_is_refused_with_a_warning(tmp_path):
+    """A block of 2 x 3 in 12 x 16 tiles would straddle two tiles along the columns:
+    the band keeps its point loops, and the user hears why."""
+    BODIES["scaled_product"] = BLOCKED_BODIES["scaled_product"]
+    try:
+        source = _program(tmp_path, "scaled_product")
+        proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", "--tile", "--tile-sizes",
+                               "12,16,5", "--sizes", "{ kernel[i] -> register[2, 3] }", "--output-dir", str(tmp_path),
+                               str(source)], capture_output=True, text=True, check=False)
+    finally:
+        del BODIES["scaled_product"]
+    assert proc.returncode == 0, proc.stderr
+    assert "warning: --sizes: kernel 0 gets no register[2, 3] blocks" in proc.stderr
+    assert "(12, 16, 5) are multiples of the block's" in proc.stderr
+    assert "reg_B" not in (tmp_path / "scaled_product.ppcg.c").read_text()

@@ -69,16 +69,25 @@ def _bytes(text: str) -> int:
     return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
 
 
-def blocked_tile_sizes(tile: tuple[int, ...], columns: int, block_columns: int, contiguous: bool) -> tuple[int, ...]:
-    """The model's sizes for a band with register blocks (register_tiles.py): the column
-    member's a whole number of blocks, so that a full tile's blocks are all full. With
-    contiguous columns (the wide blocks), every other member's at least BLOCKED_TILE,
-    since a block's copies in and out are paid once per tile of `k` and the rows' tile
-    reads the tile of B from L1 twice as long (gemm at LARGE, one thread: 64 x 48 x 64
-    0.105 s, 32 x 48 x 32 0.120 s; 2mm 0.121 and 0.139 s); syrk's and syr2k's gathering
-    blocks showed no clear gain and keep the model's sizes."""
-    return tuple(size // block_columns * block_columns if m == columns
-                 else max(size, BLOCKED_TILE) if contiguous else size for m, size in enumerate(tile))
+def blocked_tile_sizes(tile: tuple[int, ...], rows: tuple[int, int], columns: tuple[int, int],
+                       contiguous: bool) -> tuple[int, ...]:
+    """The model's sizes for a band with register blocks (register_tiles.py): the rows'
+    and the columns' members (`rows`, `columns`: the member and the block's extent
+    along it) a whole number of blocks, so that a whole tile's blocks are all full.
+    With contiguous columns (the wide blocks), every member but the columns' is at
+    least BLOCKED_TILE, since a block's copies in and out are paid once per tile of `k`
+    and the rows' tile reads the tile of B from L1 twice as long (gemm at LARGE, one
+    thread: 64 x 48 x 64 0.105 s, 32 x 48 x 32 0.120 s; 2mm 0.121 and 0.139 s);
+    syrk's and syr2k's gathering blocks showed no clear gain and keep the model's
+    sizes, in whole blocks."""
+    extents = dict((rows, columns))
+
+    def fitted(member: int, size: int) -> int:
+        if contiguous and member != columns[0]:
+            size = max(size, BLOCKED_TILE)
+        extent = extents.get(member)
+        return size if extent is None else max(extent, size // extent * extent)
+    return tuple(fitted(m, size) for m, size in enumerate(tile))
 
 
 def worth_tiling(steps: AccessSteps, order: tuple[int, ...]) -> bool:

@@ -95,6 +95,7 @@ class _Walk:
     reductions: LoopFinder | None = None    # the reduction loops, with reductions relaxed
     # why a reduction loop stayed serial, per (operator, array)
     refusals: dict[tuple[str, str], str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     def parallel_member(self, band: isl.ScheduleNode) -> tuple[int, tuple[ReductionGroup, ...]] | None:
         """The outermost member of `band` that may run in parallel, and the reductions it
@@ -160,6 +161,8 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
             break
         fixed |= unsafe
     loops = tuple(replace(loop, private=p.private) for loop, p in zip(walk.loops, found))
+    for warning in walk.warnings:
+        diagnostics.warn(warning, scop.file, scop.start_line, 1)
     notes = _reduction_notes(scop, full, relaxation, schedule, fixed, loops, walk.refusals, options) \
         if options.verbose and scop.reductions else ()
     return ScheduledScop(scop, full, schedule, final, (), names, parallel=loops,
@@ -285,19 +288,24 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     shape = _asked_block(walk.sizes, number)
     contiguous = all(row[order.order[-1]] != FAR for row in steps.steps)
 
-    def blocks(tile: tuple[int, ...]):
+    def blocks(tile: tuple[int, ...], aligned: bool = True):
         points = permuted(band_tiled(band, tile).child(0), order.order)
-        plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, shape, contiguous) \
+        plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, shape, contiguous, aligned) \
             if walk.options.register_tiles else None
         return points, plan
-    points, plan = blocks(tile)
-    columns = order.order[-1]
-    if plan is not None and walk.options.cache_tiles and \
-            (fitted := blocked_tile_sizes(tile, columns, plan.extents[1], contiguous)) != tile:
+    points, plan = blocks(tile, aligned=not walk.options.cache_tiles)
+    if plan is not None and walk.options.cache_tiles and (fitted := blocked_tile_sizes(
+            tile, (order.order[plan.rows_member], plan.extents[0]),
+            (order.order[plan.columns_member], plan.extents[1]), contiguous)) != tile:
         tile = fitted
         points, plan = blocks(tile)
     walk.tiles.append(tile)
     walk.register_sizes.append(plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ())
+    if plan is None and shape not in (None, (1, 1)) and walk.options.register_tiles:
+        walk.warnings.append(f"--sizes: kernel {number} gets no register[{shape[0]}, {shape[1]}] blocks: they need "
+                             f"two parallel point loops whose tile sizes ({', '.join(map(str, tile))}) are multiples "
+                             "of the block's, the innermost vectorised, and an array that every statement of the "
+                             "band accesses along them alone")
     if plan is None:
         return _vector_points(points, walk, order.vector_safe).parent().parent(), False
     sequence = _register_blocks(points, plan, walk)
