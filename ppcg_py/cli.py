@@ -70,7 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]")
     p.add_argument("--output-dir", "-d", default=".", help="where to write NAME_host.cu, NAME_kernel.cu/.hu")
     p.add_argument("-o", dest="output", default=None,
-                   help="output host file name; the kernel files go beside it")
+                   help="the output file (c), or the host file, the kernel files beside it: named after the "
+                        "input (cuda) or after this name (opencl: NAME_kernel.cl), as PPCG")
     p.add_argument("--target", default="cuda", choices=["cuda", "c", "opencl"],
                    help="cuda (NAME_host.cu, NAME_kernel.cu/.hu), c (NAME.ppcg.c) or opencl (NAME_host.c, "
                    "NAME_kernel.cl) [cuda]")
@@ -198,6 +199,7 @@ def options_from(args: argparse.Namespace) -> Options:
         output_dir = os.path.dirname(args.output) or output_dir
     return Options(
         include_dirs=tuple(args.include_dirs), defines=tuple(args.defines), output_dir=output_dir,
+        output_name=os.path.basename(args.output) if args.output else None,
         tile_size=args.tile_size or Options.tile_size, tile_sizes=args.tile_sizes, sizes=args.sizes,
         cache_tiles=not given and not ppcg_defaults, context=args.ctx,
         assume_nonneg=args.assume_non_negative_parameters, reschedule=not args.no_reschedule,

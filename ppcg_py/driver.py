@@ -118,6 +118,9 @@ def write_outputs(files: GeneratedFiles | Mapping[str, str], output_dir: str, al
     if not os.path.isdir(output_dir):
         raise CompileError(f"output directory '{output_dir}' does not exist")
     outputs = [(os.path.join(output_dir, name), text) for name, text in files.items()] + list(also)
+    named = [os.path.normpath(final) for final, _ in outputs]
+    if clash := next((final for k, final in enumerate(named) if final in named[:k]), None):
+        raise CompileError(f"cannot write output '{clash}': two outputs have that name (-o names another one)")
     for final, _ in outputs:
         if os.path.isdir(final):
             raise CompileError(f"cannot write output '{final}': it is a directory")

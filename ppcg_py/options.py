@@ -11,6 +11,7 @@ class Options:
     include_dirs: tuple[str, ...] = ()
     defines: tuple[str, ...] = ()
     output_dir: str = "."
+    output_name: str | None = None            # -o's file name: the host file (C: the one file)
     tile_size: int = 32                       # -S / --tile-size
     tile_sizes: tuple[int, ...] | None = None  # --tile-sizes 32,32,16 (outermost first)
     cache_tiles: bool = False                 # C target: tile sizes from the cache model (no size given)

@@ -293,7 +293,7 @@ def print_files(c: Compilation, run: StageRun) -> Compilation:
     with run.step():
         if run.options.target == "c":
             files = generate_c(c.path, _read(c.path), list(zip(c.scheduled, c.asts)), tiled=run.options.tile,
-                               openmp=run.options.openmp, on_host=on_host)
+                               openmp=run.options.openmp, on_host=on_host, name=run.options.output_name)
         else:
             scops = [(scheduled, plan, tree) for (scheduled, plan), tree in zip(c.plans, c.asts)]
             if run.options.target == "opencl":

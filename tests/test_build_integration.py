@@ -169,6 +169,30 @@ def test_an_output_that_is_the_input_is_refused(tmp_path, capsys):
     assert src.read_bytes() == before and list((tmp_path / "out").iterdir()) == []
 
 
+@pytest.mark.parametrize("target, output, written", [
+    ("c", "fast.c", ["fast.c"]),
+    ("opencl", "fast.c", ["fast.c", "fast_kernel.cl"]),
+    ("cuda", "fast.cu", ["fast.cu", "small_kernel.cu", "small_kernel.hu"]),
+])
+def test_o_names_the_output_as_ppcg_does(tmp_path, capsys, target, output, written):
+    """`-o` is the C target's file, and the host file of the others; OpenCL's kernel
+    file takes its name from it, CUDA's keep the input's (PPCG's conventions), and the
+    host file refers to them by those names. A Make rule `fast.c: small.c` then holds."""
+    src = _project(tmp_path)
+    args = ["--target", target, "-I", str(tmp_path / "inc"), "-o", str(tmp_path / "out" / output), str(src)]
+    assert main(args + (["--openmp"] if target == "c" else [])) == 0, capsys.readouterr().err
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(written)
+    host = (tmp_path / "out" / output).read_text()
+    assert all(name in host for name in written[1:] if name.endswith((".cl", ".hu"))), host
+
+
+def test_o_that_names_a_kernel_file_is_refused(tmp_path, capsys):
+    src = _project(tmp_path)
+    assert main(["-I", str(tmp_path / "inc"), "-o", str(tmp_path / "out" / "small_kernel.cu"), str(src)]) == 1
+    assert "two outputs have that name" in capsys.readouterr().err
+    assert list((tmp_path / "out").iterdir()) == []
+
+
 # --- the examples, built with the real tools -----------------------------------------------
 
 def _has_c_target() -> bool:

@@ -84,7 +84,7 @@ def test_whole_warps_add_their_partials_by_shuffles_on_cuda_only(tmp_path):
     kernel = (tmp_path / "warps_kernel.cu").read_text()
     assert kernel.count("__shfl_down_sync") == 5 and "partial_out_lane = __shfl_down_sync" in kernel
     assert main([str(source), "--target=opencl", "-o", str(tmp_path / "warps_host.c")]) == 0
-    assert "shfl" not in (tmp_path / "warps_kernel.cl").read_text()
+    assert "shfl" not in (tmp_path / "warps_host_kernel.cl").read_text()
     _verified(source, nvcc=True)
 
 

@@ -166,10 +166,11 @@ def _first_element(accesses: isl.UnionMap, build: isl.AstBuild) -> tuple[isl.Ast
 
 
 def generate_c(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, ScopAst]],
-               *, tiled: bool = False, openmp: bool = False, on_host: Sequence[int] = ()) -> CFile:
-    """`NAME.ppcg.c`: the input, each SCoP replaced by its code (`tiled`: with --tile,
-    for the comment); those that start on
-    the lines `on_host` keep their C code, marked by a comment."""
+               *, tiled: bool = False, openmp: bool = False, on_host: Sequence[int] = (),
+               name: str | None = None) -> CFile:
+    """`NAME.ppcg.c` (or `name`: -o's), the input with each SCoP replaced by its code
+    (`tiled`: with --tile, for the comment); those that start on the lines `on_host`
+    keep their C code, marked by a comment."""
     text = Source(source_text)
     replacements = []
     for scheduled, ast in scops:
@@ -179,7 +180,7 @@ def generate_c(source_path: str, source_text: str, scops: list[tuple[ScheduledSc
     lines = text.spliced(replacements, on_host, "ppcg-py: this SCoP keeps its original C code")
     source = os.path.basename(source_path)
     stem = os.path.splitext(source)[0]
-    return CFile(f"{stem}.ppcg.c", text.text(HELPERS.format(source=source), lines))
+    return CFile(name or f"{stem}.ppcg.c", text.text(HELPERS.format(source=source), lines))
 
 
 def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool, openmp: bool) -> list[str]:

@@ -90,7 +90,8 @@ def generate_cuda(source_path: str, source_text: str, scops: list[tuple[Schedule
     kernel = templates.get_template("kernel.cu.j2").render(source=source, header=header_name, kernels=kernels)
     if wrappers:
         kernel += "\n" + "\n\n".join(wrappers) + "\n"
-    host_name = f"{stem}_host.c" if host_in_c else f"{stem}_host.cu"
+    # -o names the host file; the kernel files keep the input's name, as PPCG's
+    host_name = options.output_name or (f"{stem}_host.c" if host_in_c else f"{stem}_host.cu")
     return GeneratedFiles(host_name, f"{stem}_kernel.cu", header_name, host, kernel, header)
 
 

@@ -53,10 +53,12 @@ _RENAMED = {f"{name}{suffix}": name for name in _MATH for suffix in ("f", "l")}
 
 def generate_opencl(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan, ScopAst]],
                     options: Options, *, on_host: Sequence[int] = ()) -> GeneratedFiles:
-    """NAME_host.c (the input with each SCoP replaced by OpenCL host code) and NAME_kernel.cl."""
+    """NAME_host.c (the input with each SCoP replaced by OpenCL host code) and NAME_kernel.cl;
+    with `-o HOST.c` (options.output_name), HOST.c and HOST_kernel.cl, as PPCG."""
     templates = output_templates()
     stem = os.path.splitext(os.path.basename(source_path))[0]
-    kernel_name = f"{stem}_kernel.cl"
+    host_name = options.output_name or f"{stem}_host.c"
+    kernel_name = (os.path.splitext(options.output_name)[0] if options.output_name else stem) + "_kernel.cl"
     text = Source(source_text)
     kernels: list[dict] = []
     replacements = []
@@ -70,13 +72,13 @@ def generate_opencl(source_path: str, source_text: str, scops: list[tuple[Schedu
     source = os.path.basename(source_path)
     types = struct_definitions(s for s, _, _ in scops)   # the .cl program's and the host's (for sizeof)
     kernel = templates.get_template("kernel.cl.j2").render(
-        source=source, host=f"{stem}_host.c", kernels=kernels, includes=options.opencl_include_files, types=types,
+        source=source, host=host_name, kernels=kernels, includes=options.opencl_include_files, types=types,
         fp64=any(re.search(r"\bdouble\b", " ".join([k["parameters"], *k["body"]])) for k in kernels))
     prologue = templates.get_template("opencl_host.c.j2").render(
         source=source, kernel_file=kernel_name, types=types,
         embedded=_string_literal(kernel) if options.opencl_embed_kernel_code else None)
     host = text.text(prologue, lines)
-    return GeneratedFiles(f"{stem}_host.c", kernel_name, "", host, kernel, "")
+    return GeneratedFiles(host_name, kernel_name, "", host, kernel, "")
 
 
 def _string_literal(text: str) -> str:
