@@ -48,10 +48,13 @@ class PointOrder:
 
 
 def access_steps(band: isl.ScheduleNode, scop: Scop) -> AccessSteps:
-    """The step of every exact access of the statements under `band` along each member."""
+    """The step of every exact access of the statements under `band` along each member,
+    the loops around it held still (fdtd-2d's `ey[0][j] = _fict_[t]` stays still along
+    `j` at each `t`; over all `t` at once it would look scattered)."""
     n = band.band_n_member()
-    schedule = band.band_get_partial_schedule_union_map().intersect_domain(band.get_domain())
-    moves = [_step_along(band.get_ctx(), m, n) for m in range(n)]
+    outer = band.get_schedule_depth()
+    schedule = placed_instances(band)
+    moves = [_step_along(band.get_ctx(), outer + m, outer + n) for m in range(n)]
     arrays, steps = [], []
     for stmt in _statements_under(band, scop):
         own = schedule.intersect_domain(isl.UnionSet.from_set(stmt.domain))
@@ -60,6 +63,14 @@ def access_steps(band: isl.ScheduleNode, scop: Scop) -> AccessSteps:
                 arrays.append(acc.array)
                 steps.append(tuple(_step(own, acc.index, move) for move in moves))
     return AccessSteps(tuple(arrays), tuple(steps))
+
+
+def placed_instances(band: isl.ScheduleNode) -> isl.UnionMap:
+    """The instances under `band` -> (the outer schedule values, the band's values):
+    one space for all statements."""
+    prefix = band.get_prefix_schedule_union_map()
+    own = band.band_get_partial_schedule_union_map()
+    return prefix.flat_range_product(own).intersect_domain(band.get_domain())
 
 
 def point_order(band: isl.ScheduleNode, scop: Scop, steps: AccessSteps) -> PointOrder:

@@ -38,6 +38,7 @@ from ..extract.model import Scop
 from ..isl_context import schedule_values, sets_of, statement_names, union_of, union_set_list
 from .cache_sizes import element_bytes
 from .distribute import keeps_dependences, statement_children
+from .point_order import placed_instances
 
 NT = isl.schedule_node_type
 MARK = "register_tile"
@@ -221,18 +222,11 @@ def _has_bands_below(points: isl.ScheduleNode) -> bool:
     return any(walk(points.child(k)) for k in range(points.n_children()))
 
 
-def _point_space(points: isl.ScheduleNode) -> isl.UnionMap:
-    """Instances -> (outer schedule values, point band values): one space for all."""
-    prefix = points.get_prefix_schedule_union_map()
-    own = points.band_get_partial_schedule_union_map()
-    return prefix.flat_range_product(own).intersect_domain(points.get_domain())
-
-
 def _moved_subscripts(points: isl.ScheduleNode, statements, array: str, u: int, v: int) -> tuple[int, int] | None:
     """The subscripts of `array` that move with members `u` and `v` (as `+u`, `+v`) in
     every access under the band, all others fixed by the outer loops; None if some
     access is not of that form."""
-    placed = _point_space(points)
+    placed = placed_instances(points)
     outer = points.get_schedule_depth()
     n = points.band_n_member()
     elements = None
@@ -295,7 +289,7 @@ def _full_block_instances(points: isl.ScheduleNode, plan: BlockPlan) -> isl.Unio
     access the array reach every `(u, v)` of the tile's face. A tile with a partial
     face runs unblocked, so that the loops of either part test only the tile loops (a
     block-wise split puts `%` guards in the innermost loop of syrk's diagonal tiles)."""
-    placed = _point_space(points)
+    placed = placed_instances(points)
     outer = points.get_schedule_depth()
     dims = outer + points.band_n_member()
     names = [f"s{k}" for k in range(dims)]
