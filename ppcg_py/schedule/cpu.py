@@ -301,11 +301,11 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
         points, plan = blocks(tile)
     walk.tiles.append(tile)
     walk.register_sizes.append(plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ())
-    if plan is None and shape not in (None, (1, 1)) and walk.options.register_tiles:
-        walk.warnings.append(f"--sizes: kernel {number} gets no register[{shape[0]}, {shape[1]}] blocks: they need "
-                             f"two parallel point loops whose tile sizes ({', '.join(map(str, tile))}) are multiples "
-                             "of the block's, the innermost vectorised, and an array that every statement of the "
-                             "band accesses along them alone")
+    if plan is None and shape not in (None, (1, 1)) and walk.options.register_tiles and \
+            blocks(tile, aligned=False)[1] is not None:     # the band would take it, the tile sizes not
+        walk.warnings.append(f"--sizes: kernel {number} gets no register[{shape[0]}, {shape[1]}] blocks: the tile "
+                             f"sizes ({', '.join(map(str, tile))}) along its rows and columns are not multiples of "
+                             "the block's")
     if plan is None:
         return _vector_points(points, walk, order.vector_safe).parent().parent(), False
     sequence = _register_blocks(points, plan, walk)
