@@ -29,3 +29,20 @@ def test_random_program(index, tmp_path):
     assert outcome.verdict in ("pass", "rejection"), (
         f"{outcome.verdict} {outcome.detail}\n{outcome.message[:3000]}\n"
         f"replay: cd tests && python -m fuzz --replay {SEED}:{index} [--shrink-one --save]")
+
+
+# Cases whose matrix product (`idioms.product`) gets register blocks on the C target:
+# the blocks' copies and local arrays, checked against gcc with 1, 2 and 4 threads.
+BLOCKED = ("91:22", "91:25", "91:34", "91:37")
+
+
+@pytest.mark.parametrize("name", BLOCKED)
+def test_random_program_with_register_blocks(name, tmp_path):
+    program, args = make_case(name, target="c")
+    outcome = run_case(render(program), program, args, tmp_path, use_nvcc=False, cpu_limit=CPU_LIMIT_S)
+    assert outcome.verdict == "pass", (
+        f"{outcome.verdict} {outcome.detail}\n{outcome.message[:3000]}\n"
+        f"replay: cd tests && python -m fuzz --target c --replay {name} [--shrink-one --save]")
+    generated = sorted(tmp_path.rglob("*.ppcg.c"))
+    assert generated and any("reg_" in p.read_text() for p in generated), \
+        f"{name} no longer gets register blocks: pick cases that do (tests/fuzz/idioms.py, product)"

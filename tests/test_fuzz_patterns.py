@@ -20,7 +20,8 @@ from fuzz.shrink import _runnable
 SAMPLE = 200
 NEW = ("scalar_private", "scalar_accumulate", "scalar_after_loop", "scalar_carried", "scalar_temporary",
        "local_assigned", "local_nested", "local_shadow", "array_shifted", "array_buffer")
-OFF = Features(scalar_flow=False, local_scopes=False, array_overlap=False, dynamic=False, external=False)
+OFF = Features(scalar_flow=False, local_scopes=False, array_overlap=False, dynamic=False, external=False,
+               products=False)
 
 N = (("n", 6),)
 A1 = ArrayDecl("A", "double", 1)
@@ -82,7 +83,7 @@ def test_the_idioms_only_add_to_the_base_program():
             continue  # the idioms made the program too long for its sizes: smaller ones
         kept += 1
         buffers = enriched.arrays[len(base.arrays):]     # the buffer idiom's new rows
-        assert base.arrays == enriched.arrays[:len(base.arrays)] and all(b.name.startswith("buf") for b in buffers)
+        assert base.arrays == enriched.arrays[:len(base.arrays)] and all(b.name.startswith(("buf", "prod")) for b in buffers)
         for before, after in zip(base.scops, enriched.scops, strict=True):
             assert _subsequence(_statements(before), _statements(after)), render(enriched)
     assert kept >= 20

@@ -221,3 +221,15 @@ def test_empty_scops_unless_turned_off():
     assert any(re.search(r"#pragma scop\n  \w+ unused\d+;\n#pragma endscop", t) for t in on)
     assert not any("#pragma scop\n#pragma endscop" in render(generate(f"empty:{k}", F(empty=False)))
                    for k in range(20))
+
+
+def test_matrix_products_unless_turned_off():
+    """About three programs in ten get a product nest into a new array (`prodN`), mostly at
+    a SCoP's top level; turned off, none, and the others stay what they were."""
+    from fuzz.generate import Features as F
+    on = [render(generate(f"products:{k}")) for k in range(30)]
+    with_product = [k for k, t in enumerate(on) if re.search(r"prod\d+\[\w+( \+ \d)?\]\[\w+( \+ \d)?\] \+?= ", t)]
+    assert 4 <= len(with_product) <= 16, len(with_product)
+    off = [render(generate(f"products:{k}", F(products=False))) for k in range(30)]
+    assert not any("prod" in t for t in off)
+    assert all(on[k] == off[k] for k in range(30) if "prod" not in on[k])

@@ -82,6 +82,7 @@ class Features:
     external: bool = True        # calls of functions the file only declares, defined in a second file
     empty: bool = True           # `#pragma scop` regions with nothing or only a declaration in them
     bitwise: bool = True         # integer updates `^=`, `|=`, `&=` (reductions of every exact operator)
+    products: bool = True        # matrix-product nests into a new array (`idioms.product`: register blocks)
 
 
 @dataclass

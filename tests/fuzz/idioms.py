@@ -22,6 +22,9 @@ inserts it at a random place of the finished program:
     (array_overlap) in_place  `A[i][j] = A[i][j+1] + A[i+1][j]`
                    shifted    `for i < n/2: A[i] = A[i + (n+1)/2]` (halves), `A[i] = A[i + n/2]`
                    buffer     `for k: T[k] = ...; for k: B[i][k] = T[n-1-k];` (a temporary row)
+    products       product    `for i, j: { P[i][j] *= c; for k: P[i][j] += A[i][k] * B[k][j]; }`
+    (products)                into a new array: gemm's and syrk's shape, which the C target
+                              keeps in register blocks (a stream of its own, after the others)
 
 The scalar idioms use the function's scalars (in-out ones, whose final value
 the program dumps, and temporaries the SCoP alone uses, some declared without a
@@ -53,6 +56,7 @@ from .program import (
     Bin,
     Const,
     DExpr,
+    IExpr,
     If,
     Index,
     Local,
@@ -71,6 +75,7 @@ from .program import (
 TEMPORARY_NAMES = ("t", "tmp", "sum", "w")
 LOCAL_NAMES = ("t", "tmp", "v", "x", "sum", "q")
 INSERTIONS = ((0, 3), (1, 4), (2, 3), (3, 1))   # how many idioms a program gets, weighted
+PRODUCT_CHANCE = 0.3
 
 
 @dataclass(frozen=True)
@@ -211,9 +216,10 @@ class Idioms:
         buffers = tuple(b for b in self.buffers if b.name in used)
         return replace(program, scalars=program.scalars + temporaries, arrays=program.arrays + buffers)
 
-    def insert(self, program: Program, idiom: Idiom) -> Program:
-        """`program` with one `idiom` at a random place it fits (unchanged if none)."""
-        places = points(program, self.g)
+    def insert(self, program: Program, idiom: Idiom, where: Callable[[Point], bool] | None = None) -> Program:
+        """`program` with one `idiom` at a random place it fits (of those `where`
+        accepts; unchanged if none)."""
+        places = [p for p in points(program, self.g) if where is None or where(p)]
         self.rng.shuffle(places)
         for point in places[:8]:
             nodes = idiom(self, point)
@@ -673,6 +679,51 @@ class Idioms:
         return (Loop(var, Const(0), hi, statement(inner), self.g._weighted(((1, 3), (-1, 1)))),)
 
 
+    # -- products ---------------------------------------------------------------------
+    def product(self, point: Point) -> tuple[Node, ...] | None:
+        """A matrix product into a new array `P`, in three new loops: `for i: for j
+        (< n, or <= i: syrk's triangle): { P[i][j] *= c; for k: P[i][j] += A[i][k] *
+        B[k][j] (or B[j][k], gathering); }`, `P`'s subscripts sometimes shifted, the
+        scaling sometimes left out, and sometimes a statement after the loop over k
+        that reads `P[i][j]` into another array. `P` is written by nothing else, so
+        the C target may keep its blocks in registers (register_tiles.py)."""
+        scope = point.scope
+        depth = len(scope.iterators)
+        sources = [a for a in self.g.arrays if a.rank >= 2]
+        if depth + 3 > len(ITERATORS) or not sources:
+            return None
+        i, j, k = ITERATORS[depth:depth + 3]
+        a, b = self.rng.choice(sources), self.rng.choice(sources)
+        ctype = a.ctype if a.ctype == b.ctype else "double"
+        decl = ArrayDecl(self.fresh("prod"), ctype, 2)
+        inner = replace(scope, iterators=scope.iterators + (i, j, k))
+
+        def shifted(var: str) -> IExpr:
+            return Bin("+", Var(var), Const(self.rng.randint(1, 2))) if self.chance(0.25) else Var(var)
+
+        def operand(arr: ArrayDecl, first: str, second: str) -> Ref:
+            rest = tuple(self.g.subscript(scope, True) if scope.iterators else Const(0) for _ in range(arr.rank - 2))
+            return Ref(arr.name, (Var(first), Var(second)) + rest)
+        target = Ref(decl.name, (shifted(i), shifted(j)))
+        terms = Arith("*", operand(a, i, k), operand(b, *((k, j) if self.chance(0.7) else (j, k))))
+        if ctype == "int":
+            update = Assign(target, "=", Arith("%", Arith("+", target, terms), Num(1009, "int")))
+            scale = Assign(target, "=", Arith("%", Arith("*", target, Num(3, "int")), Num(1009, "int")))
+        else:
+            update = Assign(target, "+=", terms)
+            scale = Assign(target, "*=", self.g.literal(ctype))
+        body: list[Node] = [Loop(k, Const(0), self.g.param(), (update,), 1)]
+        if self.chance(0.6):
+            body.insert(0, scale)
+        if self.chance(0.25):
+            after = self.use(replace(inner, iterators=scope.iterators + (i, j)), target, ctype)
+            if after is not None:
+                body.append(after)
+        columns = Bin("+", Var(i), Const(1)) if self.chance(0.3) else self.g.param()
+        self.buffers.append(decl)
+        return (Loop(i, Const(0), self.g.param(), (Loop(j, Const(0), columns, tuple(body), 1),), 1),)
+
+
 def _plus(value: DExpr, extra: DExpr, ctype: str, extra_type: str) -> DExpr:
     """`value + extra` of type `ctype` (an int keeps within 1009)."""
     if ctype == "int":
@@ -683,6 +734,24 @@ def _plus(value: DExpr, extra: DExpr, ctype: str, extra_type: str) -> DExpr:
 
 
 def enrich(program: Program, gen: Generator, seed: str, attempt: int, features: Features) -> Program:
-    """`program` with idioms from a random stream of their own."""
+    """`program` with idioms from a random stream of their own, then, from another, a
+    matrix product (so that the programs of the other idioms stay what they were)."""
     rng = random.Random(f"idioms:{seed}:{attempt}")
-    return Idioms(gen, rng, features).enrich(program)
+    program = Idioms(gen, rng, features).enrich(program)
+    products = random.Random(f"products:{seed}:{attempt}")
+    if not features.products or products.random() >= PRODUCT_CHANCE:
+        return program
+    idioms = Idioms(replace_arrays(gen, program), products, features)
+    idioms.taken |= {name for scop in program.scops for name in _names_in(scop)}
+    # outside the loops, mostly: a product under two loops and conditions rarely runs whole
+    outside = products.random() < 0.7
+    program = idioms.insert(program, Idioms.product,
+                            lambda p: p.top if outside else len(p.scope.iterators) <= 1)
+    return replace(program, arrays=program.arrays + tuple(idioms.buffers))
+
+
+def replace_arrays(gen: Generator, program: Program) -> Generator:
+    """The generator with the program's arrays (the idioms' buffers among them)."""
+    copied = copy.copy(gen)
+    copied.arrays = list(program.arrays)
+    return copied

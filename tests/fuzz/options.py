@@ -13,7 +13,9 @@ Half of the tiled C cases name small register blocks (`register[R, C]` in `--siz
 """
 from __future__ import annotations
 
+import math
 import random
+import re
 
 from .program import Program
 
@@ -21,6 +23,17 @@ TILE_SIZES = (2, 3, 4, 8, 16, 32)
 BLOCK_SIZES = (1, 2, 3, 4, 5, 8, 16, 32)
 GRID_SIZES = (1, 2, 3, 4, 7, 64)
 TARGETS = {"c": ("--target=c", "--openmp", "--tile"), "opencl": ("--target=opencl",), "cuda": ()}
+
+
+def _tile_sizes_named(args: list[str]) -> list[int]:
+    """The tile sizes the options name (`--tile-sizes`, `-S`, `tile[...]` of `--sizes`)."""
+    found: list[int] = []
+    for flag, value in zip(args, args[1:]):
+        if flag in ("--tile-sizes", "-S"):
+            found += [int(v) for v in value.split(",")]
+        elif flag == "--sizes":
+            found += [int(v) for part in re.findall(r"tile\[([\d,]+)\]", value) for v in part.split(",")]
+    return found
 
 
 def _sizes(rng: random.Random, choices: tuple[int, ...], count: int) -> str:
@@ -80,10 +93,19 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
 def _with_register_blocks(args: list[str], rng: random.Random) -> list[str]:
     """Half of the tiled C cases name small register blocks (`register[R, C]` in
     `--sizes`): the default blocks (2 x 24 doubles) rarely fit the generator's small
-    extents, small ones do, full and partial alike."""
+    extents, small ones do. A block must divide its tile: mostly one whose sides
+    divide every tile size of the case (32 where it names none), sometimes any (the
+    compiler then refuses it with a warning)."""
     if rng.random() >= 0.5:
         return args
-    block = f"kernel[i] -> register[{rng.choice((1, 2, 3, 4))}, {rng.choice((2, 3, 4, 8))}]"
+    sizes = _tile_sizes_named(args) or [32]
+    common = math.gcd(*sizes)
+    fitting = rng.random() < 0.8
+
+    def side(choices: tuple[int, ...]) -> int:
+        dividing = [c for c in choices if common % c == 0] if fitting else []
+        return rng.choice(dividing or choices)
+    block = f"kernel[i] -> register[{side((1, 2, 3, 4))}, {side((2, 3, 4, 8))}]"
     if "--sizes" in args:
         k = args.index("--sizes") + 1
         return args[:k] + [args[k].replace("{ ", "{ " + block + "; ", 1)] + args[k + 1:]
