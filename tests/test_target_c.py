@@ -395,6 +395,48 @@ def test_no_register_tiles_option(tmp_path):
     assert "reg_" not in _gemm(tmp_path, "--no-register-tiles")
 
 
+def test_register_blocks_reach_the_rows_of_an_edge_tile(tmp_path):
+    """37 rows in tiles of 16: the last tile's 5 rows hold two whole strips of 2 rows
+    (blocked) and one row short of a block (not); 29 columns in tiles of 24: the first
+    column tile is whole, the second (5 columns) is not."""
+    import islpy as isl
+
+    from ppcg_py.extract import extract_program
+    from ppcg_py.isl_context import new_context, sets_of
+    from ppcg_py.options import Options
+    from ppcg_py.schedule.cpu import schedule_for_cpu
+    BODIES["scaled_product"] = BLOCKED_BODIES["scaled_product"]
+    try:
+        source = _program(tmp_path, "scaled_product")
+    finally:
+        del BODIES["scaled_product"]
+    scop, = extract_program(str(source), new_context()).scops
+    scheduled = schedule_for_cpu(scop, Options(target="c", openmp=True, tile=True, tile_sizes=(16, 24, 5),
+                                               sizes="{ kernel[i] -> register[2, 24] }"))
+    assert [t.extents for t in scheduled.register_tiles] == [(2, 24)]
+    found = []
+
+    def blocked(node: isl.ScheduleNode) -> None:
+        if node.get_type() == isl.schedule_node_type.mark and node.mark_get_id().get_name() == "register_tile0":
+            found.append(node.get_domain())
+        for k in range(node.n_children()):
+            blocked(node.child(k))
+    blocked(scheduled.final_schedule.get_root())
+    domain, = found
+    rows: set[int] = set()
+    columns: set[int] = set()
+    for part in sets_of(domain):
+        for name, value in (("n", 37), ("m", 29)):
+            part = part.fix_val(isl.dim_type.param, part.find_dim_by_name(isl.dim_type.param, name), isl.Val(value))
+        for kept, into in ((0, rows), (1, columns)):
+            line = part.project_out(isl.dim_type.set, kept + 1, part.dim(isl.dim_type.set) - kept - 1) \
+                .project_out(isl.dim_type.set, 0, kept)
+            line.foreach_point(lambda point, into=into: into.add(point.get_coordinate_val(isl.dim_type.set, 0)
+                                                                 .to_python()))
+    assert rows == set(range(36))       # rows 32..35 of the last tile too; row 36 alone is left
+    assert columns == set(range(24))
+
+
 def test_register_blocks_in_the_straddling_option_set(tmp_path):
     """The option set `register-blocks` makes blocks in the inner tiles (else its
     verification proves nothing), not only where the parameters make an edge tile whole."""

@@ -16,16 +16,13 @@ distinct, so the compiler can do what gcc may not:
   `k` loop: read before it, written back after it (the printer's part:
   codegen/c_target.py), the `u%rows` loop unrolled and the `v%columns` loop marked
   for the vectoriser;
-- only whole tiles get this form: tiles whose `u x v` face is all there (every
-  element of `P`'s tile accessed) and so, the tile sizes being multiples of the
-  block's, all their blocks full. The copies then touch only elements the code
-  touches anyway, and the inner loops have constant bounds. The other tiles (edges,
-  syrk's diagonal) keep the plain point loops. Instances of different blocks do not
-  depend on each other (zero distance along `u` and `v`), so the two parts may run
-  one after the other. (Blocking edge tiles too where their blocks happen to be
-  full puts conditions on the parameters' remainders that isl's code generator
-  splits into cases: 3mm's AST took 1.5 s instead of 0.25 s, for about 1% of gemm's
-  running time.)
+- only whole strips (a block's rows across the tile's columns, every element of `P`
+  there accessed) get this form, so that, the tile sizes being multiples of the
+  block's, their blocks are full: the copies touch only elements the code touches
+  anyway, and the inner loops have constant bounds. The rest (a row or two short of
+  a block, tiles with partial columns, syrk's diagonal tiles) keeps the plain point
+  loops. Instances of different blocks do not depend on each other (zero distance
+  along `u` and `v`), so the two parts may run one after the other.
 """
 from __future__ import annotations
 
@@ -285,10 +282,16 @@ def _outer_only(value: isl.PwAff, outer: int, n: int) -> bool:
 
 
 def _full_block_instances(points: isl.ScheduleNode, plan: BlockPlan) -> isl.UnionSet:
-    """The instances under the band in whole tiles: tiles where the statements that
-    access the array reach every `(u, v)` of the tile's face. A tile with a partial
-    face runs unblocked, so that the loops of either part test only the tile loops (a
-    block-wise split puts `%` guards in the innermost loop of syrk's diagonal tiles)."""
+    """The instances under the band in whole strips. A strip is a block's rows across
+    the tile's columns; it is whole where the statements that access the array reach
+    every `(u, v)` of it, and then so are its blocks (the columns' tile is a multiple
+    of the block's). The rows short of a block at the end (an odd `ni`: one row) and
+    tiles with partial columns (edge tiles, syrk's diagonal ones) run unblocked.
+    Strip by strip, since a strip's being whole is a condition on its own rows
+    (`64 c0 + 2 bu + 1 < ni`), where "a tile whose strips are all whole" needs the
+    parameters' remainders (`ni % 2 == 0`), on which isl's code generator splits every
+    loop nest (3mm's AST: 1.5 s); block by block, columns too, puts `%` guards in the
+    innermost loop of syrk's diagonal tiles."""
     placed = placed_instances(points)
     outer = points.get_schedule_depth()
     dims = outer + points.band_n_member()
@@ -299,20 +302,20 @@ def _full_block_instances(points: isl.ScheduleNode, plan: BlockPlan) -> isl.Unio
 
     def relation(text: str) -> isl.Map:
         return isl.Map(text, context=ctx).align_params(params)
-    # a tile -> the points of its face (the point loops start at 0 in every tile, or at
-    # a multiple of the tile's size, as isl's tile_shift_point_loops decides)
-    rows, columns = plan.tile
-    face = relation(f"{{ [{tile_values}, fu, fv] -> [{tile_values}, pu, pv] : "
-                    f"{rows} * fu <= pu < {rows} * fu + {rows} and "
-                    f"{columns} * fv <= pv < {columns} * fv + {columns} }}")
+    # the point loops start at 0 in every tile, or at a multiple of the tile's size
+    # (isl's tile_shift_point_loops): either way a strip starts at a multiple of its size
+    rows, columns = plan.extents[0], plan.tile[1]
+
+    def within(row: str, column: str) -> str:
+        return f"{rows} * su <= {row} < {rows} * su + {rows} and {columns} * sv <= {column} < {columns} * sv + {columns}"
+    strip = relation(f"{{ [{tile_values}, su, sv] -> [{tile_values}, pu, pv] : {within('pu', 'pv')} }}")
     on_face = relation(f"{{ [{', '.join(names)}] -> [{tile_values}, {u}, {v}] }}")
     present = schedule_values(placed.intersect_domain(_instances_of(points, plan.statements)), dims).apply(on_face)
-    missing = present.apply(face.reverse()).apply(face).subtract(present)
-    to_tile = relation(f"{{ [{', '.join(names)}] -> [{tile_values}] }}")
-    face_tile = relation(f"{{ [{tile_values}, fu, fv] -> [{tile_values}] }}")
-    whole = schedule_values(placed, dims).apply(to_tile).subtract(missing.apply(face.reverse()).apply(face_tile))
-    return placed.apply_range(isl.UnionMap.from_map(to_tile)).intersect_range(
-        isl.UnionSet.from_set(whole)).domain()
+    strips = present.apply(strip.reverse())
+    missing = strips.apply(strip).subtract(present)
+    whole = strips.subtract(missing.apply(strip.reverse()))
+    to_strip = relation(f"{{ [{', '.join(names)}] -> [{tile_values}, su, sv] : {within(u, v)} }}")
+    return placed.apply_range(isl.UnionMap.from_map(to_strip)).intersect_range(isl.UnionSet.from_set(whole)).domain()
 
 
 def _instances_of(points: isl.ScheduleNode, statements: frozenset[str]) -> isl.UnionSet:
