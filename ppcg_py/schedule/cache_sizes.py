@@ -21,9 +21,9 @@ is not tiled (below). The cache sizes are read from Linux's
 A band where no access stays still along any member but the innermost point loop,
 and none jumps along that loop (a stencil's sweep: every access moves with every loop,
 contiguously inside), has nothing for a tile to keep: the neighbours it reads again
-are a few rows away, which the untiled loops keep in cache as well. Such a band is not tiled at all (`worth_tiling`): tiled, jacobi-2d
-ran 1.3x and heat-3d 2x slower than untiled, which runs as fast as gcc on the
-original (LARGE, one thread).
+are a few rows away, which the untiled loops keep in cache as well. Such a band is
+not tiled at all (`worth_tiling`): tiled, jacobi-2d ran 1.3x and heat-3d 2x slower
+than untiled, which runs as fast as gcc on the original (LARGE, one thread).
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def blocked_tile_sizes(tile: tuple[int, ...], rows: tuple[int, int], columns: tu
                        contiguous: bool) -> tuple[int, ...]:
     """The model's sizes for a band with register blocks (register_tiles.py): the rows'
     and the columns' members (`rows`, `columns`: the member and the block's extent
-    along it) a whole number of blocks, so that a whole tile's blocks are all full.
+    along it) a whole number of blocks, so that a whole strip's blocks are all full.
     With contiguous columns (the wide blocks), every member but the columns' is at
     least BLOCKED_TILE, since a block's copies in and out are paid once per tile of `k`
     and the rows' tile reads the tile of B from L1 twice as long (gemm at LARGE, one

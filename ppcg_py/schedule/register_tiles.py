@@ -72,7 +72,7 @@ class BlockPlan:
     extents: tuple[int, int]
     subscripts: tuple[int, int]
     statements: frozenset[str]  # those that access the array
-    tile: tuple[int, int]       # the tile sizes of members u and v
+    column_tile: int            # the tile size of member v: a strip's width
 
 
 def default_shape(element_type: str, contiguous: bool) -> tuple[int, int]:
@@ -140,8 +140,7 @@ def block_plan(points: isl.ScheduleNode, scop: Scop, tile: tuple[int, ...], orde
             subscripts = _moved_subscripts(points, statements, array, u, v)
             if subscripts is not None:
                 accessing = frozenset(s.name for s in statements if any(a.array == array for a in s.accesses))
-                return BlockPlan(u, v, array, (rows, columns), subscripts, accessing,
-                                 (tile[order[u]], tile[order[v]]))
+                return BlockPlan(u, v, array, (rows, columns), subscripts, accessing, tile[order[v]])
     return None
 
 
@@ -304,10 +303,11 @@ def _full_block_instances(points: isl.ScheduleNode, plan: BlockPlan) -> isl.Unio
         return isl.Map(text, context=ctx).align_params(params)
     # the point loops start at 0 in every tile, or at a multiple of the tile's size
     # (isl's tile_shift_point_loops): either way a strip starts at a multiple of its size
-    rows, columns = plan.extents[0], plan.tile[1]
+    rows, columns = plan.extents[0], plan.column_tile
 
     def within(row: str, column: str) -> str:
-        return f"{rows} * su <= {row} < {rows} * su + {rows} and {columns} * sv <= {column} < {columns} * sv + {columns}"
+        return (f"{rows} * su <= {row} < {rows} * su + {rows} and "
+                f"{columns} * sv <= {column} < {columns} * sv + {columns}")
     strip = relation(f"{{ [{tile_values}, su, sv] -> [{tile_values}, pu, pv] : {within('pu', 'pv')} }}")
     on_face = relation(f"{{ [{', '.join(names)}] -> [{tile_values}, {u}, {v}] }}")
     present = schedule_values(placed.intersect_domain(_instances_of(points, plan.statements)), dims).apply(on_face)
