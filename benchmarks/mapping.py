@@ -591,17 +591,23 @@ def _disagreements(compilation: Compilation, launches: Sequence[Launch],
                    bodies: Mapping[str, KernelBody]) -> tuple[str, ...]:
     """Where the compiler's own results differ from the generated files (a bug in one or the other)."""
     notes = []
-    planned = {k.name for scheduled, _ in compilation.plans for k in scheduled.kernels}
+    # a device loop's kernels run inside its one launch (ppcg_py/schedule/device_loops.py)
+    planned = {k.device_loop or k.name for scheduled, _ in compilation.plans for k in scheduled.kernels}
     launched = {launch.kernel for launch in launches}
     if planned != launched:
         notes.append(f"kernels planned {len(planned)}, launched {len(launched)}")
+    owner = {k.name: k.device_loop or k.name for scheduled, _ in compilation.plans for k in scheduled.kernels}
+    buffers: dict[str, tuple[int, int]] = {}        # per function: a device loop's kernels together
     for _, plan in compilation.plans:
         for kmem in plan.kernels:
-            text = bodies.get(kmem.kernel, KernelBody())
             private = sum(g.bytes for g in kmem.groups if g.placement == "private")
-            if (kmem.shared_bytes, private) != (text.shared_bytes, text.private_bytes):
-                notes.append(f"{kmem.kernel}: planned shared/private {kmem.shared_bytes}/{private} B, "
-                             f"declared {text.shared_bytes}/{text.private_bytes} B")
+            shared, privates = buffers.get(owner.get(kmem.kernel, kmem.kernel), (0, 0))
+            buffers[owner.get(kmem.kernel, kmem.kernel)] = (shared + kmem.shared_bytes, privates + private)
+    for name, (shared, private) in buffers.items():
+        text = bodies.get(name, KernelBody())
+        if (shared, private) != (text.shared_bytes, text.private_bytes):
+            notes.append(f"{name}: planned shared/private {shared}/{private} B, "
+                         f"declared {text.shared_bytes}/{text.private_bytes} B")
     return tuple(notes)
 
 

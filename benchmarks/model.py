@@ -721,10 +721,18 @@ def model_program(kernel: Kernel, dataset: str = "LARGE", ppcg_args: Sequence[st
     works: dict[str, KernelWork] = {}
     for name, (ck, scop) in compiled.items():
         grouped = all(walks[k] is not None for k, site in enumerate(sites) if site.kernel == name)
-        text = texts.get(name)
+        text = texts.get(name) or texts.get(ck.device_loop or "")    # inlined in a device loop's text
         works[name] = kernel_work(ck, scop, env, grouped, text.globals if text else {})
+    loops: dict[str, list[str]] = {}
+    for name, (ck, _) in compiled.items():
+        if ck.device_loop is not None:
+            loops.setdefault(ck.device_loop, []).append(name)
     models = []
     for k, site in enumerate(sites):
+        if site.kernel in loops:
+            models.append(_device_loop_model(site, env, [works[n] for n in loops[site.kernel]],
+                                             texts.get(site.kernel), gpu))
+            continue
         models.append(_site_model(site, walks[k], env, compiled.get(site.kernel), works.get(site.kernel),
                                   texts.get(site.kernel), sites, gpu, notes))
     transfer = 0.0
@@ -772,6 +780,24 @@ def _site_model(site: LaunchSite, walk, env: Mapping[str, int], compiled, kw: Ke
                  f"at the host loops' first and last values)")
     model = _accumulate(model, site, [(dict(env), runs, per_run)], kw, text, gpu, threads=threads)
     model.most_threads = max(corners, default=0)
+    return model
+
+
+def _device_loop_model(site: LaunchSite, env: Mapping[str, int], works: Sequence[KernelWork],
+                       text: KernelText | None, gpu: GpuTarget) -> SiteModel:
+    """A device loop (one launch of one block that runs a host loop and the kernels in
+    it): each kernel's whole work at the block's threads, a memory latency for each of
+    its runs (they follow each other through barriers), one launch's cost in all."""
+    launch = mapping.evaluate_launch(site, env)
+    text = text or KernelText(site.kernel, (), 1, {})
+    model = SiteModel(site.kernel, launch.block, launch.grid, launch.runs or 1, True,
+                      refs=len(text.refs), coalesced=text.coalesced, loads_in_flight=text.loads_in_flight)
+    threads = _threads(site, env)
+    for kw in works:
+        _accumulate(model, site, [(dict(env), 1, kw.total())], kw, text, gpu, threads=threads)
+        # each run of a kernel inside starts after a barrier: a memory latency at least
+        model.seconds["latency"] += gpu.dram_latency * max(1, len(kw.per_key))
+    model.seconds["launch"] = gpu.launch_cost * model.runs
     return model
 
 

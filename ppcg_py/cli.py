@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "OpenCL: the threads of a block combine their partials in a fixed order) and the "
                         "rounding of the result may change. Integer reductions and min/max are exact and "
                         "always reassociated; -v lists the reduction loops found")
+    p.add_argument("--no-device-loops", action="store_true",
+                   help="cuda: launch the kernels of a serial loop once per iteration from the host, even "
+                        "where their work is small enough for one block to run the whole loop in one launch")
     p.add_argument("--opencl-embed-kernel-code", action="store_true",
                    help="opencl: the kernel source as a string in the host file, not read from NAME_kernel.cl")
     p.add_argument("--opencl-include-file", action="append", default=[], metavar="FILE",
@@ -220,6 +223,7 @@ def options_from(args: argparse.Namespace) -> Options:
                         if getattr(args, "dump_" + d.replace("-", "_"))),
         dump_after=tuple(args.dump_after),
         verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile, reductions=args.reductions,
+        device_loops=not args.no_device_loops,
         opencl_embed_kernel_code=args.opencl_embed_kernel_code,
         opencl_include_files=tuple(args.opencl_include_file),
         opencl_compiler_options=args.opencl_compiler_options, opencl_use_gpu=not args.opencl_no_use_gpu)

@@ -33,11 +33,18 @@ def test_gemm_is_one_tiled_kernel_with_its_three_arrays_on_the_device():
 
 def test_durbin_launches_inside_its_host_loop_run_once_per_iteration():
     n = by_name("durbin").sizes_of("MINI")["N"]
-    m = mapping.map_kernel(by_name("durbin"), "MINI")
+    m = mapping.map_kernel(by_name("durbin"), "MINI", ["--no-device-loops"])
     assert m.parameters == {"n": n} and m.notes == ()
     assert {launch.runs for launch in m.launches} <= {1, n - 1}
     assert any(launch.runs == n - 1 for launch in m.launches)
     assert m.device_bytes >= 3 * n * 8     # r, y and z at least
+
+
+def test_durbin_device_loop_is_one_launch_of_one_block():
+    m = mapping.map_kernel(by_name("durbin"), "MINI")
+    (launch,) = m.launches
+    assert launch.kernel.startswith("device_loop") and launch.runs == 1 and m.notes == ()
+    assert launch.grid == ((1, 1),) and launch.block[0] >= 32
 
 
 def test_ppcg_numbers_cover_every_kernel_but_heat_3d():

@@ -301,13 +301,17 @@ class _AstBuilder:
 
     # -- callbacks --------------------------------------------------------
     def _before_mark(self, mark: isl.Id, build: isl.AstBuild) -> None:
-        self.kernel = self.memory.kernel(mark.get_name())
+        if mark.get_name() in self.kernels:     # not a device loop's mark, which holds kernels' marks
+            self.kernel = self.memory.kernel(mark.get_name())
 
     def _after_mark(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
         """Each mark gets its own launch: isl may generate one kernel's mark several
         times (once per branch of a host guard), with other host values each time."""
         self.kernel = None
-        kernel = self.kernels[node.mark_get_id().get_name()]
+        name = node.mark_get_id().get_name()
+        if name not in self.kernels:            # a device loop (codegen/cuda.py): its kernels are inside
+            return node.set_annotation(isl.Id(name, context=self.scop.ctx))
+        kernel = self.kernels[name]
         key = f"{kernel.name}@{len(self.result.launches)}"
         outer = build.get_schedule().intersect_domain(kernel.domain)  # the instances launched here
         grid, at_least_one = _grid(kernel, outer, build)
@@ -464,6 +468,11 @@ def _local_index(element: isl.PwAff, dim, outer: isl.PwMultiAff, prefix: str) ->
 
 
 # -- launches -----------------------------------------------------------------
+def is_device_loop(mark: str) -> bool:
+    """Whether a mark of the host AST is a device loop's (schedule/device_loops.py)."""
+    return mark.startswith("device_loop")
+
+
 def _iterators_around_marks(root: isl.AstNode) -> dict[str, tuple[str, ...]]:
     """For each kernel mark (by its annotation), the iterators of the loops around it."""
     found: dict[str, tuple[str, ...]] = {}
@@ -480,6 +489,8 @@ def _iterators_around_marks(root: isl.AstNode) -> dict[str, tuple[str, ...]]:
             walk(node.if_get_then_node(), around)
             if node.if_has_else_node():
                 walk(node.if_get_else_node(), around)
+        elif kind == isl.ast_node_type.mark and is_device_loop(node.mark_get_id().get_name()):
+            walk(node.mark_get_node(), around)
         elif kind == isl.ast_node_type.mark:
             found[node.get_annotation().get_name()] = around
     walk(root, ())

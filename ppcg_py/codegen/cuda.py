@@ -18,11 +18,12 @@ from ..isl_c import call as call_node
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
 from ..schedule import Kernel, ScheduledScop
-from .ast import Launch, ScopAst
+from .ast import Launch, ScopAst, is_device_loop
 from .common import Calls, GeneratedFiles, KernelArgument, add, array_extents, box_in_c, count, device_view
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
+from .device_loop import device_loop_kernel, device_loop_launch
 from .reductions import partial_declarations
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
 from .source import Source, escape_bytes_in_literals
@@ -133,9 +134,20 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     kernels: list[_KernelText] = []
     variants: dict[str, list[tuple[list[str], str]]] = {}
 
+    def arguments(launch: Launch) -> list[KernelArgument]:
+        return kernel_arguments(scheduled, memory, launch, _by_pointer(scheduled, scalars_by_pointer))
+
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
+        if is_device_loop(name):
+            loop = device_loop_kernel(name, mark, ast, calls.statements, arguments,
+                                      lambda k: _declarations(memory.kernel(k)), memory.kernel)
+            if loop is None:      # launched from the host, kernel by kernel
+                return AstPrinter(calls.statements, on_mark).statements(mark.mark_get_node())
+            kernels.append(_KernelText(loop.name, parameter_list([a.declaration for a in loop.arguments]), [],
+                                       c_lines(loop.body, "  "), loop.threads))
+            return device_loop_launch(loop)
         launch = ast.launches[mark.get_annotation().get_name()]
-        args = kernel_arguments(scheduled, memory, launch, _by_pointer(scheduled, scalars_by_pointer))
+        args = arguments(launch)
         declarations = c_lines(_declarations(memory.kernel(name)), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(calls.statements).statements(launch.body), "  ")

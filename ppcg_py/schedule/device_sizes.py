@@ -91,7 +91,7 @@ def band_extents(band: isl.ScheduleNode, in_bounds: isl.UnionSet) -> tuple[int |
     domain = band.get_domain().intersect(in_bounds)
     extents: list[int | None] = []
     for k in range(band.band_n_member()):
-        known = [e for e in (_extent(m.range()) for m in maps_of(_member_values(band, k, domain))) if e is not None]
+        known = [e for e in (set_extent(m.range()) for m in maps_of(_member_values(band, k, domain))) if e is not None]
         extents.append(max(known) if known else None)
     return tuple(extents)
 
@@ -112,7 +112,9 @@ def may_start_below_zero(band: isl.ScheduleNode, members: int) -> bool:
     return False
 
 
-def _extent(rng: isl.Set) -> int | None:
+def set_extent(rng: isl.Set) -> int | None:
+    """How many values a one-dimensional set takes, for any parameter values; None
+    where it is unbounded."""
     try:
         rng = rng.project_out(isl.dim_type.param, 0, rng.dim(isl.dim_type.param))
         if rng.is_empty() or not rng.is_bounded():

@@ -20,6 +20,7 @@ from ..isl_context import (band_tiled, filter_instances, node_at, sets_of, state
                            union_of)
 from ..names import Names
 from ..options import Options
+from .device_loops import device_loop_block, device_loop_sizes
 from .device_sizes import DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero
 from .reduction_threads import ReducedLocation, distributed_tail, reduction_member
 from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
@@ -56,6 +57,7 @@ class Kernel:
     private: frozenset[str] = frozenset()        # scalars with a copy per thread (schedule/private.py)
     sizes_reason: str = ""                        # how the sizes were chosen for the device (-v)
     reductions: tuple[ReducedLocation, ...] = ()  # combined over thread x (schedule/reduction_threads.py)
+    device_loop: str | None = None                # the device loop it runs in (schedule/device_loops.py)
 
     @property
     def n_tile(self) -> int:
@@ -90,6 +92,7 @@ class KernelMapper:
         self.kernels: list[Kernel] = []
         self.mixed = False                # a leaf held a pinned statement and a device one
         self._reduction_bands: dict[tuple[str, str], bool] = {}
+        self._loop_threads: int | None = None   # inside a device loop: its block's threads
 
     def run(self, schedule: isl.Schedule) -> isl.Schedule:
         return self.visit(schedule.get_root()).get_schedule()
@@ -246,7 +249,34 @@ class KernelMapper:
         n_seq = _leading_sequential(node)
         if n_seq < node.band_n_member():
             node = node.band_split(n_seq)
-        return self.visit(node.child(0)).parent()
+        threads = self._device_loop_threads(node)
+        if threads is None:
+            return self.visit(node.child(0)).parent()
+        first, mixed = len(self.kernels), self.mixed
+        self._loop_threads = threads
+        try:
+            looped = self.visit(node.child(0)).parent()
+        finally:
+            self._loop_threads = None
+        inside = self.kernels[first:]
+        launched = frozenset(s.get_tuple_name() for k in inside for s in sets_of(k.domain))
+        if not inside or launched != statements_below(node):
+            # the host runs something inside the loop: map it again, the host launching
+            del self.kernels[first:]
+            self.mixed = mixed
+            return self.visit(node.child(0)).parent()
+        name = f"device_loop{self.first + first}"
+        self.kernels[first:] = [replace(k, device_loop=name) for k in inside]
+        return looped.insert_mark(isl.Id(name, context=looped.get_ctx()))
+
+    def _device_loop_threads(self, band: isl.ScheduleNode) -> int | None:
+        """The threads of the one block that runs this host loop whole, where one may
+        (schedule/device_loops.py); None where the host launches the kernels inside."""
+        if self.device is None or not self.device.choose or not self.options.device_loops \
+                or self.options.target != "cuda" or self._loop_threads is not None \
+                or statements_below(band) & self.pinned:
+            return None
+        return device_loop_block(band, self.device.in_bounds, self.device.gpu)
 
     def single_thread_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         domain = node.get_domain()
@@ -261,6 +291,9 @@ class KernelMapper:
                reduction: bool = False) -> tuple[KernelSizes, str]:
         """The user's sizes for the kernel, else those chosen for the device, else PPCG's.
         With `reduction`, member `lead` is mapped to threads too (not to blocks)."""
+        if self._loop_threads is not None:
+            return (device_loop_sizes(band.band_n_member(), lead, reduction, self._loop_threads),
+                    f"one block of {self._loop_threads} threads, in a device loop")
         if self.device is not None and self.device.choose and not given_sizes(self.sizes, index):
             choice = choose_sizes(self.device.gpu, band_extents(band, self.device.in_bounds), lead, reduction)
             return choice.sizes, choice.reason

@@ -1,0 +1,161 @@
+"""A device loop printed as one kernel (schedule/device_loops.py): the host loop's AST
+inside a `__global__` function launched with one block, each kernel of the loop's body
+inlined where the host would launch it, followed by `__syncthreads()`.
+
+Each kernel inside was sized for that one block (one block in its grid, thread x the
+block's threads), so its body, printed as for a launch of its own, is correct inlined:
+`blockIdx` is 0 and `threadIdx` ranges over its block. A single-thread kernel runs on
+thread 0. The barrier after each orders the block's global-memory accesses as the end
+of a launch did; a launch's guard, a condition on parameters and loop iterators only,
+is the same for every thread, so every thread meets every barrier.
+
+Where the AST below the loop's mark holds anything else (a copy between host and
+device), or its kernels disagree on the block, the loop stays on the host: its kernels
+are then launched one by one, each with its single block, which is correct if slower.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import islpy as isl
+from pycparser import c_ast
+
+from ..isl_c import call as call_node
+from ..isl_c import c_node, integer, is_constant
+from ..memory import KernelMemory
+from .ast import Launch, ScopAst, is_device_loop
+from .common import KernelArgument
+from .printer import AstPrinter, Dim3, KernelLaunch, declaration, parameter_list
+
+NODE = isl.ast_node_type
+# what one block may declare statically (CUDA's limit without opting in to more)
+MAX_STATIC_SHARED_BYTES = 48 * 1024
+_SIZES = {"char": 1, "short": 2, "int": 4, "float": 4, "unsigned": 4}
+
+
+@dataclass(frozen=True)
+class DeviceLoopKernel:
+    """What the device loop's function and its launch need."""
+
+    name: str
+    threads: int
+    body: list[c_ast.Node]
+    arguments: list[KernelArgument]
+
+
+def kernel_marks(node: isl.AstNode) -> list[str] | None:
+    """The launch keys of the kernel marks below `node`, or None where something other
+    than loops, conditions and kernel marks is there (a host statement, a copy)."""
+    kind = node.get_type()
+    if kind == NODE.block:
+        children = node.block_get_children()
+        found: list[str] = []
+        for k in range(children.n_ast_node()):
+            inner = kernel_marks(children.get_at(k))
+            if inner is None:
+                return None
+            found += inner
+        return found
+    if kind == NODE.for_:
+        return kernel_marks(node.for_get_body())
+    if kind == NODE.if_:
+        parts = [kernel_marks(node.if_get_then_node())]
+        if node.if_has_else_node():
+            parts.append(kernel_marks(node.if_get_else_node()))
+        return None if any(p is None for p in parts) else [key for p in parts for key in p]
+    if kind == NODE.mark and not is_device_loop(node.mark_get_id().get_name()):
+        return [node.get_annotation().get_name()]
+    return None
+
+
+def loop_iterators(node: isl.AstNode) -> set[str]:
+    """The iterators of the for loops at or below `node`."""
+    kind = node.get_type()
+    if kind == NODE.block:
+        children = node.block_get_children()
+        return set().union(*(loop_iterators(children.get_at(k)) for k in range(children.n_ast_node())))
+    if kind == NODE.for_:
+        return {node.for_get_iterator().get_id().get_name()} | loop_iterators(node.for_get_body())
+    if kind == NODE.if_:
+        found = loop_iterators(node.if_get_then_node())
+        return found | (loop_iterators(node.if_get_else_node()) if node.if_has_else_node() else set())
+    return set()
+
+
+def block_threads(launches: list[Launch]) -> int | None:
+    """The threads of the block every parallel kernel of the loop was sized for, or
+    None where they differ or one maps more than thread x."""
+    shapes = {launch.kernel.sizes.block[:len(launch.kernel.thread_ids)] for launch in launches
+              if launch.kernel.thread_ids}
+    if len(shapes) > 1 or any(math.prod(s[:-1]) != 1 for s in shapes):
+        return None
+    return shapes.pop()[-1] if shapes else 1
+
+
+def shared_bytes(memories: list[KernelMemory], threads: int) -> int:
+    """The shared memory the inlined kernels declare, all at once (a reduction's
+    partials at most one per thread)."""
+    total = 0
+    for memory in memories:
+        for group in memory.groups:
+            size = _SIZES.get(group.element_type, 8)
+            if group.placement == "shared":
+                total += math.prod(group.shape) * size
+            elif group.placement == "reduction":
+                total += threads * size
+    return total
+
+
+def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: Callable,
+                       arguments: Callable[[Launch], list[KernelArgument]],
+                       declarations: Callable[[str], list[c_ast.Node]],
+                       memories: Callable[[str], KernelMemory]) -> DeviceLoopKernel | None:
+    """The device loop's kernel, or None where the loop must stay on the host."""
+    keys = kernel_marks(mark.mark_get_node())
+    if not keys:
+        return None
+    launches = [ast.launches[key] for key in keys]
+    threads = block_threads(launches)
+    if threads is None or shared_bytes([memories(launch.kernel.name) for launch in launches],
+                                       threads) > MAX_STATIC_SHARED_BYTES:
+        return None
+
+    def inlined(kernel_name: str, kernel_mark: isl.AstNode) -> list[c_ast.Node]:
+        launch = ast.launches[kernel_mark.get_annotation().get_name()]
+        return _inlined(launch, declarations(kernel_name), AstPrinter(statements).statements(launch.body))
+
+    body = AstPrinter(statements, inlined).statements(mark.mark_get_node())
+    bound = loop_iterators(mark.mark_get_node())
+    seen: dict[str, KernelArgument] = {}
+    for launch in launches:
+        for argument in arguments(launch):
+            text = parameter_list([argument.declaration])
+            if argument.declaration.name not in bound and text not in seen:
+                seen[text] = argument
+    return DeviceLoopKernel(name, threads, body, list(seen.values()))
+
+
+def _inlined(launch: Launch, declarations: list[c_ast.Node], statements: list[c_ast.Node]) -> list[c_ast.Node]:
+    """A kernel's body where the host would launch it, then the block's barrier."""
+    kernel = launch.kernel
+    ids = [declaration(n, c_ast.StructRef(c_ast.ID(built_in), ".", c_ast.ID(axis)))
+           for names, built_in in ((kernel.block_ids, "blockIdx"), (kernel.thread_ids, "threadIdx"))
+           for n, axis in zip(names, ("x", "y", "z")[:len(names)][::-1])]
+    body: c_ast.Node = c_ast.Compound(ids + declarations + statements)
+    if not kernel.thread_ids:        # a single-thread kernel
+        first = c_ast.BinaryOp("==", c_ast.StructRef(c_ast.ID("threadIdx"), ".", c_ast.ID("x")), integer(0))
+        body = c_ast.Compound([c_ast.If(first, body, None)])
+    guard = c_node(launch.guard)
+    if not is_constant(guard, 1):
+        body = c_ast.If(guard, body, None)
+    return [body, call_node("__syncthreads")]
+
+
+def device_loop_launch(kernel: DeviceLoopKernel) -> list[c_ast.Node]:
+    """`{ dim3 ..._dimBlock(threads); dim3 ..._dimGrid(1); name <<<..>>> (..); cudaCheckKernel(); }`."""
+    block, grid = f"{kernel.name}_dimBlock", f"{kernel.name}_dimGrid"
+    return [c_ast.Compound([Dim3(block, [integer(kernel.threads)]), Dim3(grid, [integer(1)]),
+                            KernelLaunch(kernel.name, grid, block, [a.value for a in kernel.arguments]),
+                            call_node("cudaCheckKernel")])]

@@ -1,0 +1,76 @@
+"""Serial loops run on the GPU by one block: device loops.
+
+durbin, trisolv and jacobi-1d have a serial outer loop (2,000 or 500 steps) around
+kernels of a few thousand threads each. Launched from the host, every step costs a
+launch or more (about 5 us on an H100, measured: more than the step's work), so the
+GPU code ran 5 to 30 times slower than one CPU core. One block of up to 1,024 threads
+can run such a loop whole: the loop moves into one kernel, each of its kernels runs
+there in turn on that block's threads, and a `__syncthreads()` after each replaces the
+launch boundary (it orders the block's global-memory accesses as a new launch would).
+
+A loop qualifies when the sizes are ppcg-py's to choose (CUDA, no size option), the
+host runs nothing inside it, and each of its statements runs at most
+`MAX_INSTANCES_PER_STEP` instances per iteration (estimated from the arrays' declared
+extents): above, one block (one SM) would be slower than a launch over the whole GPU.
+Every kernel inside gets one block of the same size, so that the code printed for it
+as a kernel of its own is the code the device loop inlines (codegen/cuda.py).
+"""
+from __future__ import annotations
+
+import math
+
+import islpy as isl
+
+from ..gpu_targets import GpuTarget
+from ..isl_context import sets_of
+from .device_sizes import band_extents, set_extent
+from .sizes import KernelSizes
+
+# Instances of one statement in one iteration of the loop, at most: twice a block of
+# 1,024 threads (jacobi-1d's and durbin's 2,000 points; adi's 1,000 x 1,000 sweep, no).
+MAX_INSTANCES_PER_STEP = 4096
+_MIN_THREADS = 32
+_OTHER_TILE = 32
+
+
+def device_loop_block(band: isl.ScheduleNode, in_bounds: isl.UnionSet, gpu: GpuTarget) -> int | None:
+    """The threads of the one block that runs the loops of `band` (all its members
+    sequential, the host loops they would be) with everything below them, or None
+    when a statement does more per iteration than one block should."""
+    loops = band_extents(band, in_bounds)      # None: a time loop, which no array bounds
+    if all(e is not None for e in loops) and math.prod(loops) < 2:
+        return None
+    most = 1
+    for statement in sets_of(band.get_domain().intersect(in_bounds)):
+        per_step = _instances_per_step(statement, band)
+        if per_step is None or per_step > MAX_INSTANCES_PER_STEP:
+            return None
+        most = max(most, per_step)
+    threads = 1 << max(0, most - 1).bit_length()
+    return max(_MIN_THREADS, min(threads, gpu.max_threads_per_block))
+
+
+def _instances_per_step(statement: isl.Set, band: isl.ScheduleNode) -> int | None:
+    """A bound on the statement's instances in one iteration of the band's loops: the
+    product over its loops of how far apart two instances of one iteration can be."""
+    values = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule()) \
+        .intersect_domain(isl.UnionSet.from_set(statement))
+    apart = isl.Map.from_union_map(values.apply_range(values.reverse())).deltas()
+    count = 1
+    for k in range(apart.dim(isl.dim_type.set)):
+        distance = apart.project_out(isl.dim_type.set, k + 1, apart.dim(isl.dim_type.set) - k - 1) \
+            .project_out(isl.dim_type.set, 0, k)
+        extent = set_extent(distance)
+        if extent is None:
+            return None
+        count *= (extent + 1) // 2        # distances -d..d: d + 1 values
+    return count
+
+
+def device_loop_sizes(band_members: int, lead: int, reduction: bool, threads: int) -> KernelSizes:
+    """A kernel inside a device loop: one block of `threads` threads along the innermost
+    mapped member (thread x), one thread along the others, one block in the grid."""
+    n_threads = min(3, lead + reduction)
+    block = (1,) * (n_threads - 1) + (threads,)
+    tile = block + (_OTHER_TILE,) * (band_members - n_threads)
+    return KernelSizes(tile, block, (1,) * min(2, lead))

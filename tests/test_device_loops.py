@@ -1,0 +1,116 @@
+"""Serial loops of small kernels run whole by one block (schedule/device_loops.py,
+codegen/device_loop.py): which loops qualify, and the inlined kernels checked against
+gcc in the CUDA emulation in three thread orders and with nvcc."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ppcg_py.extract import extract_scops
+from ppcg_py.isl_context import new_context
+from ppcg_py.options import Options
+from ppcg_py.schedule import schedule_scop
+from ppcg_py.verify.harness import VerifyConfig, verify
+
+ORDERS = ("forward", "reverse", "shuffle")
+
+# a time loop around two 1-D kernels (jacobi-1d's shape) and a triangular solve whose
+# inner sum is a reduction (trisolv's): N is no multiple of a block or of a warp
+PROGRAM = """
+#include <stdio.h>
+#define N @N@
+#define T 7
+static void f(double A[N], double B[N], double L[N][N], double x[N], double b[N])
+{
+#pragma scop
+  for (int t = 0; t < T; t++) {
+    for (int i = 1; i < N - 1; i++)
+      B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1]);
+    for (int i = 1; i < N - 1; i++)
+      A[i] = 0.33333 * (B[i - 1] + B[i] + B[i + 1]);
+  }
+  for (int i = 0; i < N; i++) {
+    x[i] = b[i];
+    for (int j = 0; j < i; j++)
+      x[i] -= L[i][j] * x[j];
+    x[i] = x[i] / L[i][i];
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N], B[N], L[N][N], x[N], b[N];
+  for (int i = 0; i < N; i++) {
+    A[i] = (i % 13) * 0.5; B[i] = 0; x[i] = -999; b[i] = i % 7;
+    for (int j = 0; j < N; j++) L[i][j] = (i == j) ? 4.0 + i % 3 : 0.001 * ((i + 2 * j) % 5);
+  }
+  f(A, B, L, x, b);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: A\\n");
+  for (int i = 0; i < N; i++) fprintf(stderr, "%0.17g\\n", A[i]);
+  fprintf(stderr, "end   dump: A\\nbegin dump: x\\n");
+  for (int i = 0; i < N; i++) fprintf(stderr, "%0.17g\\n", x[i]);
+  fprintf(stderr, "end   dump: x\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def _program(tmp_path: Path, n: int) -> Path:
+    source = tmp_path / f"loops{n}.c"
+    source.write_text(PROGRAM.replace("@N@", str(n)))
+    return source
+
+
+def _kernels(source: Path, **options):
+    opts = Options(**{"device_sizes": True, **options})
+    return schedule_scop(extract_scops(str(source), new_context())[0], opts).kernels
+
+
+def test_the_time_loop_and_the_solve_each_run_in_one_block(tmp_path):
+    kernels = _kernels(_program(tmp_path, 1500), reductions=True)
+    looped = [k for k in kernels if k.device_loop is not None]
+    assert len({k.device_loop for k in looped}) == 2 and len(looped) >= 3
+    for k in looped:
+        assert all(g == 1 for g in k.sizes.grid)
+        assert not k.thread_ids or k.sizes.block[-1] == 1024     # 1,500 points: the most threads a block has
+
+
+def test_the_block_fits_the_steps_work(tmp_path):
+    kernels = _kernels(_program(tmp_path, 45))
+    assert {k.sizes.block[-1] for k in kernels if k.thread_ids and k.device_loop} == {64}
+
+
+@pytest.mark.parametrize("options", [{"device_loops": False}, {"device_sizes": False}, {"target": "opencl"}],
+                         ids=["no-device-loops", "user-sizes", "opencl"])
+def test_the_host_launches_each_step_where_it_decides_or_the_target_is_not_cuda(tmp_path, options):
+    assert all(k.device_loop is None for k in _kernels(_program(tmp_path, 100), **options))
+
+
+def test_a_step_too_large_for_one_block_stays_on_the_host(tmp_path):
+    source = tmp_path / "wide.c"
+    source.write_text("""
+#define N 300
+void f(double A[N][N], double B[N][N])
+{
+#pragma scop
+  for (int t = 0; t < 5; t++)
+    for (int i = 1; i < N - 1; i++)
+      for (int j = 1; j < N - 1; j++)
+        B[i][j] = A[i][j] + A[i - 1][j] + B[i][j - 1] * 0.5;
+#pragma endscop
+}
+""")
+    kernels = _kernels(source)
+    assert kernels and all(k.device_loop is None for k in kernels)
+
+
+@pytest.mark.parametrize("n, args", [(1500, ()), (77, ("--reductions",))], ids=["1500", "77-reductions"])
+def test_device_loops_compute_what_gcc_computes(tmp_path, n, args):
+    source = _program(tmp_path, n)
+    report = verify(VerifyConfig(source=source, ppcg_args=args, orders=ORDERS, data_type="double"),
+                    tmp_path / "work")
+    assert report.ok, report.summary()
+    host = next((tmp_path / "work").rglob("*_host.cu")).read_text()
+    # the two loops, and `x[i] = b[i]`, which isl distributes out of the solve's loop
+    assert host.count("<<<") == 3 and host.count("device_loop") >= 2
