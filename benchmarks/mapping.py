@@ -592,11 +592,11 @@ def _disagreements(compilation: Compilation, launches: Sequence[Launch],
     """Where the compiler's own results differ from the generated files (a bug in one or the other)."""
     notes = []
     # a device loop's kernels run inside its one launch (ppcg_py/schedule/device_loops.py)
-    planned = {k.device_loop or k.name for scheduled, _ in compilation.plans for k in scheduled.kernels}
+    planned = {k.launched_in or k.name for scheduled, _ in compilation.plans for k in scheduled.kernels}
     launched = {launch.kernel for launch in launches}
     if planned != launched:
         notes.append(f"kernels planned {len(planned)}, launched {len(launched)}")
-    owner = {k.name: k.device_loop or k.name for scheduled, _ in compilation.plans for k in scheduled.kernels}
+    owner = {k.name: k.launched_in or k.name for scheduled, _ in compilation.plans for k in scheduled.kernels}
     buffers: dict[str, tuple[int, int]] = {}        # per function: a device loop's kernels together
     for _, plan in compilation.plans:
         for kmem in plan.kernels:

@@ -721,12 +721,12 @@ def model_program(kernel: Kernel, dataset: str = "LARGE", ppcg_args: Sequence[st
     works: dict[str, KernelWork] = {}
     for name, (ck, scop) in compiled.items():
         grouped = all(walks[k] is not None for k, site in enumerate(sites) if site.kernel == name)
-        text = texts.get(name) or texts.get(ck.device_loop or "")    # inlined in a device loop's text
+        text = texts.get(name) or texts.get(ck.launched_in or "")    # inlined in a device loop's text
         works[name] = kernel_work(ck, scop, env, grouped, text.globals if text else {})
     loops: dict[str, list[str]] = {}
     for name, (ck, _) in compiled.items():
-        if ck.device_loop is not None:
-            loops.setdefault(ck.device_loop, []).append(name)
+        if ck.launched_in is not None:
+            loops.setdefault(ck.launched_in, []).append(name)
     models = []
     for k, site in enumerate(sites):
         if site.kernel in loops:

@@ -91,8 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "rounding of the result may change. Integer reductions and min/max are exact and "
                         "always reassociated; -v lists the reduction loops found")
     p.add_argument("--no-device-loops", action="store_true",
-                   help="cuda: launch the kernels of a serial loop once per iteration from the host, even "
-                        "where their work is small enough for one block to run the whole loop in one launch")
+                   help="cuda: launch every kernel from the host, even where kernels are small enough for "
+                        "one block to run them in one launch: the serial loop around them (a device loop) "
+                        "or consecutive ones (fused kernels)")
     p.add_argument("--opencl-embed-kernel-code", action="store_true",
                    help="opencl: the kernel source as a string in the host file, not read from NAME_kernel.cl")
     p.add_argument("--opencl-include-file", action="append", default=[], metavar="FILE",

@@ -48,8 +48,9 @@ class Options:
     # --reductions: floating-point sums and products may be reassociated (exact reductions
     # always are); the C target runs their loops in parallel with OpenMP's `reduction`
     reductions: bool = False
-    # CUDA with sizes chosen for the GPU: a serial host loop whose kernels are small runs
-    # inside one launch of one block (schedule/device_loops.py); --no-device-loops: not
+    # CUDA with sizes chosen for the GPU: a serial host loop whose kernels are small, or
+    # consecutive small kernels, run in one launch of one block (schedule/device_loops.py);
+    # --no-device-loops: not
     device_loops: bool = True
     # --target=opencl (PPCG's names): the kernel source as a string in the host file,
     # files the kernel source includes, options for clBuildProgram, a GPU first

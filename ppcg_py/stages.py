@@ -256,7 +256,10 @@ def _report(plans) -> None:
                        f"threads {list(kernel.thread_ids)} block {list(ks.block)}") if ks.tile else "single thread"
             print(f"ppcg-py: {kernel.name} ({scheduled.scop.function}): {mapping}; "
                   f"shared memory {kmem.shared_bytes} bytes"
-                  + (f"; sizes {kernel.sizes_reason}" if kernel.sizes_reason else ""), file=sys.stderr)
+                  + (f"; sizes {kernel.sizes_reason}" if kernel.sizes_reason else "")
+                  + (f"; in {kernel.launched_in} (one launch of one block runs it "
+                     + ("and the loop around it)" if kernel.launched_in.startswith("device_loop") else
+                        "and the kernels next to it)") if kernel.launched_in else ""), file=sys.stderr)
             for g in kmem.groups:
                 print(f"ppcg-py:   {kernel.name} group {g.array}: {_placement(g)} ({g.reason})", file=sys.stderr)
         for dev in plan.arrays:

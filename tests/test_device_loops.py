@@ -69,22 +69,26 @@ def _kernels(source: Path, **options):
 
 def test_the_time_loop_and_the_solve_each_run_in_one_block(tmp_path):
     kernels = _kernels(_program(tmp_path, 1500), reductions=True)
-    looped = [k for k in kernels if k.device_loop is not None]
-    assert len({k.device_loop for k in looped}) == 2 and len(looped) >= 3
+    looped = [k for k in kernels if k.launched_in is not None]
+    assert len({k.launched_in for k in looped}) == 2 and len(looped) >= 3
     for k in looped:
         assert all(g == 1 for g in k.sizes.grid)
         assert not k.thread_ids or k.sizes.block[-1] == 1024     # 1,500 points: the most threads a block has
 
 
-def test_the_block_fits_the_steps_work(tmp_path):
+def test_at_small_sizes_every_kernel_runs_in_a_block_that_fits_its_work(tmp_path):
+    """At N = 45: the time loop in one launch (43 points per step: 64 threads), the
+    solve's first kernel and its loop in another (up to 45 x 44 sums per run: 1,024)."""
     kernels = _kernels(_program(tmp_path, 45))
-    assert {k.sizes.block[-1] for k in kernels if k.thread_ids and k.device_loop} == {64}
+    blocks = {k.launched_in.rstrip("0123456789"): k.sizes.block[-1] for k in kernels if k.thread_ids}
+    assert blocks == {"device_loop": 64, "fused_kernels": 1024}
+    assert all(k.launched_in for k in kernels)
 
 
 @pytest.mark.parametrize("options", [{"device_loops": False}, {"device_sizes": False}, {"target": "opencl"}],
                          ids=["no-device-loops", "user-sizes", "opencl"])
 def test_the_host_launches_each_step_where_it_decides_or_the_target_is_not_cuda(tmp_path, options):
-    assert all(k.device_loop is None for k in _kernels(_program(tmp_path, 100), **options))
+    assert all(k.launched_in is None for k in _kernels(_program(tmp_path, 100), **options))
 
 
 def test_a_step_too_large_for_one_block_stays_on_the_host(tmp_path):
@@ -102,7 +106,7 @@ void f(double A[N][N], double B[N][N])
 }
 """)
     kernels = _kernels(source)
-    assert kernels and all(k.device_loop is None for k in kernels)
+    assert kernels and all(k.launched_in is None for k in kernels)
 
 
 @pytest.mark.parametrize("n, args", [(1500, ()), (77, ("--reductions",))], ids=["1500", "77-reductions"])
@@ -114,3 +118,64 @@ def test_device_loops_compute_what_gcc_computes(tmp_path, n, args):
     host = next((tmp_path / "work").rglob("*_host.cu")).read_text()
     # the two loops, and `x[i] = b[i]`, which isl distributes out of the solve's loop
     assert host.count("<<<") == 3 and host.count("device_loop") >= 2
+
+
+GRAM_SCHMIDT = """
+#include <math.h>
+#include <stdio.h>
+#define M 40
+#define N 150
+static void f(double A[N][M], double R[M][M], double Q[N][M])
+{
+  double nrm;
+#pragma scop
+  for (int k = 0; k < M; k++) {
+    nrm = 0.0;
+    for (int i = 0; i < N; i++)
+      nrm += A[i][k] * A[i][k];
+    R[k][k] = sqrt(nrm);
+    for (int i = 0; i < N; i++)
+      Q[i][k] = A[i][k] / R[k][k];
+    for (int j = k + 1; j < M; j++) {
+      R[k][j] = 0.0;
+      for (int i = 0; i < N; i++)
+        R[k][j] += Q[i][k] * A[i][j];
+      for (int i = 0; i < N; i++)
+        A[i][j] = A[i][j] - Q[i][k] * R[k][j];
+    }
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N][M], R[M][M], Q[N][M];
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++) {
+      A[i][j] = ((i * j) % 17 + 1) * 0.1 + (i == j);
+      Q[i][j] = -1;
+    }
+  f(A, R, Q);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: Q\\n");
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++) fprintf(stderr, "%0.17g\\n", Q[i][j]);
+  fprintf(stderr, "end   dump: Q\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def test_small_kernels_between_large_ones_share_one_launch(tmp_path):
+    """Gram-Schmidt (40 columns of 150): in each step the norm (a reduction over 150
+    rows), its square root and the scaling of a column are small; the update of the
+    trailing columns is not. The three small ones run in one launch of one block."""
+    source = tmp_path / "gram.c"
+    source.write_text(GRAM_SCHMIDT)
+    kernels = _kernels(source, reductions=True)
+    fused = [k for k in kernels if k.launched_in is not None]
+    assert len(fused) >= 2 and all(k.launched_in.startswith("fused_kernels") for k in fused)
+    assert any(not k.thread_ids for k in fused) and any(k.reductions for k in fused)
+    report = verify(VerifyConfig(source=source, ppcg_args=("--reductions",), orders=ORDERS, data_type="double"),
+                    tmp_path / "work")
+    assert report.ok, report.summary()
+    host = next((tmp_path / "work").rglob("*_host.cu")).read_text()
+    assert "fused_kernels" in host

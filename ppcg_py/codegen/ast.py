@@ -32,6 +32,7 @@ from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, para
 from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, copy_statement, reduction_statement, reduction_steps,
                       transfer_statement)
 from ..schedule import Kernel, ScheduledScop
+from ..schedule.device_loops import DEVICE_LOOP, FUSED_KERNELS
 from .statements import printed_tags
 
 NT = isl.schedule_node_type
@@ -468,9 +469,10 @@ def _local_index(element: isl.PwAff, dim, outer: isl.PwMultiAff, prefix: str) ->
 
 
 # -- launches -----------------------------------------------------------------
-def is_device_loop(mark: str) -> bool:
-    """Whether a mark of the host AST is a device loop's (schedule/device_loops.py)."""
-    return mark.startswith("device_loop")
+def in_one_block(mark: str) -> bool:
+    """Whether a mark of the host AST is one launch of one block that runs the kernels
+    below it: a device loop's, or consecutive kernels' (schedule/device_loops.py)."""
+    return mark.startswith((DEVICE_LOOP, FUSED_KERNELS))
 
 
 def _iterators_around_marks(root: isl.AstNode) -> dict[str, tuple[str, ...]]:
@@ -489,7 +491,7 @@ def _iterators_around_marks(root: isl.AstNode) -> dict[str, tuple[str, ...]]:
             walk(node.if_get_then_node(), around)
             if node.if_has_else_node():
                 walk(node.if_get_else_node(), around)
-        elif kind == isl.ast_node_type.mark and is_device_loop(node.mark_get_id().get_name()):
+        elif kind == isl.ast_node_type.mark and in_one_block(node.mark_get_id().get_name()):
             walk(node.mark_get_node(), around)
         elif kind == isl.ast_node_type.mark:
             found[node.get_annotation().get_name()] = around

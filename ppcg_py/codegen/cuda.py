@@ -18,7 +18,7 @@ from ..isl_c import call as call_node
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
 from ..schedule import Kernel, ScheduledScop
-from .ast import Launch, ScopAst, is_device_loop
+from .ast import Launch, ScopAst, in_one_block
 from .common import Calls, GeneratedFiles, KernelArgument, add, array_extents, box_in_c, count, device_view
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
@@ -138,7 +138,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
         return kernel_arguments(scheduled, memory, launch, _by_pointer(scheduled, scalars_by_pointer))
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
-        if is_device_loop(name):
+        if in_one_block(name):
             loop = device_loop_kernel(name, mark, ast, calls.statements, arguments,
                                       lambda k: _declarations(memory.kernel(k)), memory.kernel)
             if loop is None:      # launched from the host, kernel by kernel

@@ -1,6 +1,7 @@
-"""A device loop printed as one kernel (schedule/device_loops.py): the host loop's AST
-inside a `__global__` function launched with one block, each kernel of the loop's body
-inlined where the host would launch it, followed by `__syncthreads()`.
+"""A one-block launch printed as one kernel (schedule/device_loops.py): the host AST
+below its mark (a device loop's host loop, or fused kernels' sequence) inside a
+`__global__` function launched with one block, each kernel inlined where the host
+would launch it, followed by `__syncthreads()`.
 
 Each kernel inside was sized for that one block (one block in its grid, thread x the
 block's threads), so its body, printed as for a launch of its own, is correct inlined:
@@ -9,9 +10,9 @@ thread 0. The barrier after each orders the block's global-memory accesses as th
 of a launch did; a launch's guard, a condition on parameters and loop iterators only,
 is the same for every thread, so every thread meets every barrier.
 
-Where the AST below the loop's mark holds anything else (a copy between host and
-device), or its kernels disagree on the block, the loop stays on the host: its kernels
-are then launched one by one, each with its single block, which is correct if slower.
+Where the AST below the mark holds anything else (a copy between host and device), or
+its kernels disagree on the block, the host launches them one by one, each with its
+single block, which is correct if slower.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from pycparser import c_ast
 from ..isl_c import call as call_node
 from ..isl_c import c_node, integer, is_constant
 from ..memory import KernelMemory
-from .ast import Launch, ScopAst, is_device_loop
+from .ast import Launch, ScopAst, in_one_block
 from .common import KernelArgument
 from .printer import AstPrinter, Dim3, KernelLaunch, declaration, parameter_list
 
@@ -65,7 +66,7 @@ def kernel_marks(node: isl.AstNode) -> list[str] | None:
         if node.if_has_else_node():
             parts.append(kernel_marks(node.if_get_else_node()))
         return None if any(p is None for p in parts) else [key for p in parts for key in p]
-    if kind == NODE.mark and not is_device_loop(node.mark_get_id().get_name()):
+    if kind == NODE.mark and not in_one_block(node.mark_get_id().get_name()):
         return [node.get_annotation().get_name()]
     return None
 

@@ -1,4 +1,4 @@
-"""Serial loops run on the GPU by one block: device loops.
+"""Serial loops and consecutive small kernels run on the GPU by one block.
 
 durbin, trisolv and jacobi-1d have a serial outer loop (2,000 or 500 steps) around
 kernels of a few thousand threads each. Launched from the host, every step costs a
@@ -12,8 +12,12 @@ A loop qualifies when the sizes are ppcg-py's to choose (CUDA, no size option), 
 host runs nothing inside it, and each of its statements runs at most
 `MAX_INSTANCES_PER_STEP` instances per iteration (estimated from the arrays' declared
 extents): above, one block (one SM) would be slower than a launch over the whole GPU.
+Consecutive kernels that are each that small at every run of the sequence holding them
+(gramschmidt's norm, square root and column scaling at each step) run the same way,
+in one launch of one block per run (fused kernels), where that saves launches.
+
 Every kernel inside gets one block of the same size, so that the code printed for it
-as a kernel of its own is the code the device loop inlines (codegen/cuda.py).
+as a kernel of its own is the code the one-block launch inlines (codegen/device_loop.py).
 """
 from __future__ import annotations
 
@@ -29,6 +33,8 @@ from .sizes import KernelSizes
 # Instances of one statement in one iteration of the loop, at most: twice a block of
 # 1,024 threads (jacobi-1d's and durbin's 2,000 points; adi's 1,000 x 1,000 sweep, no).
 MAX_INSTANCES_PER_STEP = 4096
+# the marks (and kernel functions) of one block's launches: a loop, consecutive kernels
+DEVICE_LOOP, FUSED_KERNELS = "device_loop", "fused_kernels"
 _MIN_THREADS = 32
 _OTHER_TILE = 32
 
@@ -40,9 +46,24 @@ def device_loop_block(band: isl.ScheduleNode, in_bounds: isl.UnionSet, gpu: GpuT
     loops = band_extents(band, in_bounds)      # None: a time loop, which no array bounds
     if all(e is not None for e in loops) and math.prod(loops) < 2:
         return None
+    values = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
+    return _block_for(band.get_domain().intersect(in_bounds), values, gpu)
+
+
+def fused_block(node: isl.ScheduleNode, in_bounds: isl.UnionSet, gpu: GpuTarget) -> int | None:
+    """The threads of the one block that runs everything below `node` (consecutive
+    children of a sequence: kernels that would be launched one after the other), or
+    None when a statement does more per run than one block should."""
+    values = node.get_prefix_schedule_union_map()
+    return _block_for(node.get_domain().intersect(in_bounds), values, gpu)
+
+
+def _block_for(domain: isl.UnionSet, values: isl.UnionMap, gpu: GpuTarget) -> int | None:
+    """A block with a thread per instance that one statement runs at given `values` (the
+    largest such number over the statements), or None when that is too many."""
     most = 1
-    for statement in sets_of(band.get_domain().intersect(in_bounds)):
-        per_step = _instances_per_step(statement, band)
+    for statement in sets_of(domain):
+        per_step = _instances_per_step(statement, values)
         if per_step is None or per_step > MAX_INSTANCES_PER_STEP:
             return None
         most = max(most, per_step)
@@ -50,11 +71,10 @@ def device_loop_block(band: isl.ScheduleNode, in_bounds: isl.UnionSet, gpu: GpuT
     return max(_MIN_THREADS, min(threads, gpu.max_threads_per_block))
 
 
-def _instances_per_step(statement: isl.Set, band: isl.ScheduleNode) -> int | None:
-    """A bound on the statement's instances in one iteration of the band's loops: the
-    product over its loops of how far apart two instances of one iteration can be."""
-    values = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule()) \
-        .intersect_domain(isl.UnionSet.from_set(statement))
+def _instances_per_step(statement: isl.Set, values: isl.UnionMap) -> int | None:
+    """A bound on the statement's instances at one point of `values`: the product over
+    its loops of how far apart two instances there can be."""
+    values = values.intersect_domain(isl.UnionSet.from_set(statement))
     apart = isl.Map.from_union_map(values.apply_range(values.reverse())).deltas()
     count = 1
     for k in range(apart.dim(isl.dim_type.set)):

@@ -11,7 +11,7 @@ which the host runs. Each kernel's root is marked `kernelN`.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 import islpy as isl
@@ -20,7 +20,7 @@ from ..isl_context import (band_tiled, filter_instances, node_at, sets_of, state
                            union_of)
 from ..names import Names
 from ..options import Options
-from .device_loops import device_loop_block, device_loop_sizes
+from .device_loops import DEVICE_LOOP, FUSED_KERNELS, device_loop_block, device_loop_sizes, fused_block
 from .device_sizes import DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero
 from .reduction_threads import ReducedLocation, distributed_tail, reduction_member
 from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
@@ -57,7 +57,8 @@ class Kernel:
     private: frozenset[str] = frozenset()        # scalars with a copy per thread (schedule/private.py)
     sizes_reason: str = ""                        # how the sizes were chosen for the device (-v)
     reductions: tuple[ReducedLocation, ...] = ()  # combined over thread x (schedule/reduction_threads.py)
-    device_loop: str | None = None                # the device loop it runs in (schedule/device_loops.py)
+    # the one-block launch it runs in: a device loop's or fused kernels' (schedule/device_loops.py)
+    launched_in: str | None = None
 
     @property
     def n_tile(self) -> int:
@@ -106,10 +107,8 @@ class KernelMapper:
                     and not any(self._on_host(node.child(k)) for k in range(node.n_children())):
                 return self.single_thread_kernel(node)      # one launch for the whole serial part
             if kind == NT.sequence:
-                node = self._serial_runs_grouped(node)
-            for k in range(node.n_children()):
-                node = self.visit(node.child(k)).parent()
-            return node
+                return self._fused_runs(self._serial_runs_grouped(node))
+            return self._children_visited(node)
         if kind == NT.leaf:
             if self._holds_pinned(node):
                 self.mixed = True           # no order between them to split the leaf by
@@ -249,34 +248,78 @@ class KernelMapper:
         n_seq = _leading_sequential(node)
         if n_seq < node.band_n_member():
             node = node.band_split(n_seq)
-        threads = self._device_loop_threads(node)
+        threads = device_loop_block(node, self.device.in_bounds, self.device.gpu) \
+            if self._may_run_in_one_block(node) else None
+        mapped = self._in_one_block(node, threads, DEVICE_LOOP, lambda n: self.visit(n.child(0)).parent(), 1)
+        return mapped if mapped is not None else self.visit(node.child(0)).parent()
+
+    def _may_run_in_one_block(self, node: isl.ScheduleNode) -> bool:
+        """Whether one block may run the host code of `node` whole (schedule/device_loops.py):
+        CUDA with sizes ppcg-py chooses, not inside another such block, nothing pinned to the host."""
+        return self.device is not None and self.device.choose and self.options.device_loops \
+            and self.options.target == "cuda" and self._loop_threads is None \
+            and not statements_below(node) & self.pinned
+
+    def _in_one_block(self, node: isl.ScheduleNode, threads: int | None, prefix: str,
+                      visit_below: Callable[[isl.ScheduleNode], isl.ScheduleNode],
+                      fewest: int) -> isl.ScheduleNode | None:
+        """`node` mapped by `visit_below` with every kernel below sized for one block of
+        `threads` threads and marked to run there, in one launch; None (the mapper's
+        state as before) where the host would run something below, or fewer than `fewest`
+        kernels come out."""
         if threads is None:
-            return self.visit(node.child(0)).parent()
+            return None
         first, mixed = len(self.kernels), self.mixed
         self._loop_threads = threads
         try:
-            looped = self.visit(node.child(0)).parent()
+            mapped = visit_below(node)
         finally:
             self._loop_threads = None
         inside = self.kernels[first:]
         launched = frozenset(s.get_tuple_name() for k in inside for s in sets_of(k.domain))
-        if not inside or launched != statements_below(node):
-            # the host runs something inside the loop: map it again, the host launching
+        if len(inside) < fewest or launched != statements_below(node):
             del self.kernels[first:]
             self.mixed = mixed
-            return self.visit(node.child(0)).parent()
-        name = f"device_loop{self.first + first}"
-        self.kernels[first:] = [replace(k, device_loop=name) for k in inside]
-        return looped.insert_mark(isl.Id(name, context=looped.get_ctx()))
-
-    def _device_loop_threads(self, band: isl.ScheduleNode) -> int | None:
-        """The threads of the one block that runs this host loop whole, where one may
-        (schedule/device_loops.py); None where the host launches the kernels inside."""
-        if self.device is None or not self.device.choose or not self.options.device_loops \
-                or self.options.target != "cuda" or self._loop_threads is not None \
-                or statements_below(band) & self.pinned:
             return None
-        return device_loop_block(band, self.device.in_bounds, self.device.gpu)
+        name = f"{prefix}{self.first + first}"
+        self.kernels[first:] = [replace(k, launched_in=name) for k in inside]
+        return mapped.insert_mark(isl.Id(name, context=mapped.get_ctx()))
+
+    def _fused_runs(self, sequence: isl.ScheduleNode) -> isl.ScheduleNode:
+        """The sequence mapped, its small children (few instances at each run of the
+        sequence) run by one launch of one block wherever that replaces several launches:
+        the whole sequence when all are small; else the last run of consecutive small
+        children, moved under a sequence of its own, which the mapper fuses when it gets
+        there; else each small child that holds several kernels (gramschmidt's norm, its
+        square root and the scaling of a column at each step: one launch instead of three)."""
+        if not self._may_run_in_one_block(sequence):
+            return self._children_visited(sequence)
+        small = [not self._on_host(sequence.child(k)) and not self._holds_pinned(sequence.child(k))
+                 and self._one_block(sequence.child(k).child(0)) is not None
+                 for k in range(sequence.n_children())]
+        if all(small):
+            fused = self._in_one_block(sequence, self._one_block(sequence), FUSED_KERNELS,
+                                       self._children_visited, 2)
+            return fused if fused is not None else self._children_visited(sequence)
+        runs = _runs(small)
+        if runs:
+            grouped = _grouped(sequence, *runs[-1])
+            if grouped is not sequence:
+                return self._children_visited(grouped)
+        return self._children_visited(sequence, frozenset(k for k, flag in enumerate(small) if flag))
+
+    def _one_block(self, node: isl.ScheduleNode) -> int | None:
+        return fused_block(node, self.device.in_bounds, self.device.gpu)
+
+    def _children_visited(self, node: isl.ScheduleNode, alone: frozenset[int] = frozenset()) -> isl.ScheduleNode:
+        """The node with each child mapped; the children `alone` in one launch of one
+        block each where they hold several kernels."""
+        for k in range(node.n_children()):
+            below = node.child(k).child(0) if k in alone else None
+            fused = None if below is None else \
+                self._in_one_block(below, self._one_block(below), FUSED_KERNELS, self.visit, 2)
+            node = fused.parent().parent() if fused is not None else self.visit(node.child(k)).parent()
+        return node
 
     def single_thread_kernel(self, node: isl.ScheduleNode) -> isl.ScheduleNode:
         domain = node.get_domain()
@@ -293,7 +336,7 @@ class KernelMapper:
         With `reduction`, member `lead` is mapped to threads too (not to blocks)."""
         if self._loop_threads is not None:
             return (device_loop_sizes(band.band_n_member(), lead, reduction, self._loop_threads),
-                    f"one block of {self._loop_threads} threads, in a device loop")
+                    f"one block of {self._loop_threads} threads")
         if self.device is not None and self.device.choose and not given_sizes(self.sizes, index):
             choice = choose_sizes(self.device.gpu, band_extents(band, self.device.in_bounds), lead, reduction)
             return choice.sizes, choice.reason
