@@ -6,7 +6,7 @@ import math
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import islpy as isl
@@ -143,9 +143,14 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
                                       lambda k: _declarations(memory.kernel(k)), memory.kernel)
             if loop is None:      # launched from the host, kernel by kernel
                 return AstPrinter(calls.statements, on_mark).statements(mark.mark_get_node())
-            kernels.append(_KernelText(loop.name, parameter_list([a.declaration for a in loop.arguments]), [],
-                                       c_lines(loop.body, "  "), loop.threads))
-            return device_loop_launch(loop)
+            # isl may generate the mark at several points: one function per distinct body
+            seen = variants.setdefault(name, [])
+            variant = (c_lines(loop.body, "  "), parameter_list([a.declaration for a in loop.arguments]))
+            if variant not in seen:
+                seen.append(variant)
+                kernels.append(_KernelText(function_name(name, len(seen) - 1), variant[1], [], variant[0],
+                                           loop.threads))
+            return device_loop_launch(replace(loop, name=function_name(name, seen.index(variant))))
         launch = ast.launches[mark.get_annotation().get_name()]
         args = arguments(launch)
         declarations = c_lines(_declarations(memory.kernel(name)), "  ")
