@@ -462,3 +462,43 @@ def test_a_column_read_once_stays_in_global_memory_and_the_partials_count_as_sha
     (partials,) = [g for g in memory.groups if g.placement == "reduction"]
     assert partials.warp == 32 and partials.slots == kernel.sizes.block[-1] // 32
     assert memory.shared_bytes == 8 * partials.slots
+
+
+GEMVER_X = """
+#include <stdio.h>
+#define N 300
+static void f(double A[N][N], double x[N], double y[N], double z[N])
+{
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      x[i] = x[i] + 1.5 * A[j][i] * y[j];
+  for (int i = 0; i < N; i++)
+    x[i] = x[i] + z[i];
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N][N], x[N], y[N], z[N];
+  for (int i = 0; i < N; i++) {
+    x[i] = i % 3; y[i] = (i % 7) * 0.5; z[i] = i * 0.25;
+    for (int j = 0; j < N; j++) A[i][j] = ((i + 2 * j) % 9) - 4;
+  }
+  f(A, x, y, z);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: x\\n");
+  for (int i = 0; i < N; i++) fprintf(stderr, "%0.17g\\n", x[i]);
+  fprintf(stderr, "end   dump: x\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def test_an_update_of_the_sum_after_it_leaves_the_sum_to_the_threads(tmp_path):
+    """gemver's `x[i] = x[i] + z[i]` after the sum into x[i] is a reduction statement too,
+    but not along j: it reads the sum, so it moves to a kernel after the one whose
+    threads combine the sum (it kept the sum serial in each thread)."""
+    source = tmp_path / "gemver_x.c"
+    source.write_text(GEMVER_X)
+    kernels = _kernels(source, reductions=True)
+    assert len(kernels) == 2 and kernels[0].reductions and not kernels[1].reductions
+    _verified(source, "--reductions")

@@ -84,10 +84,14 @@ def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     if dependences is None or lead == 0 or lead >= min(3, band.band_n_member()):
         return None
     statements = statements_below(band)
-    names = {r.statement for r in reductions if r.statement in statements}
+    domain, _prefix, local = _within_band(band, dependences)
+    # the reductions along member `lead`; one whose location the member does not move
+    # (gemver's `x[i] = x[i] + z[i]` after the sum into x[i]) reads the result like any tail
+    member = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(lead)).intersect_domain(domain)
+    names = {r.statement for r in reductions
+             if r.statement in statements and not zero_distance(_between(local, r.statement), member)}
     if not names:
         return None
-    domain, _prefix, local = _within_band(band, dependences)
     edges = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out))
              for m in maps_of(local) if not m.is_empty()}
     tail = _reached(names, edges) - names   # correlation's `stddev[j] /= n`, then sqrt, then the guard
