@@ -93,7 +93,7 @@ class KernelMapper:
         self.kernels: list[Kernel] = []
         self.mixed = False                # a leaf held a pinned statement and a device one
         self._reduction_bands: dict[tuple[str, str], bool] = {}
-        self._loop_threads: int | None = None   # inside a device loop: its block's threads
+        self._loop_threads: int | None = None   # inside a one-block launch: its threads
 
     def run(self, schedule: isl.Schedule) -> isl.Schedule:
         return self.visit(schedule.get_root()).get_schedule()
