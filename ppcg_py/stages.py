@@ -27,6 +27,7 @@ from .memory import MemoryPlan, plan_memory
 from .options import Options
 from .schedule import ScheduledScop, schedule_scop, used_sizes
 from .schedule.cpu import schedule_for_cpu
+from .schedule.device_loops import DEVICE_LOOP
 from .schedule.sizes import format_sizes
 from .watchdog import Progress, Step, StepTooLong
 
@@ -258,7 +259,7 @@ def _report(plans) -> None:
                   f"shared memory {kmem.shared_bytes} bytes"
                   + (f"; sizes {kernel.sizes_reason}" if kernel.sizes_reason else "")
                   + (f"; in {kernel.launched_in} (one launch of one block runs it "
-                     + ("and the loop around it)" if kernel.launched_in.startswith("device_loop") else
+                     + ("and the loop around it)" if kernel.launched_in.startswith(DEVICE_LOOP) else
                         "and the kernels next to it)") if kernel.launched_in else ""), file=sys.stderr)
             for g in kmem.groups:
                 print(f"ppcg-py:   {kernel.name} group {g.array}: {_placement(g)} ({g.reason})", file=sys.stderr)

@@ -302,7 +302,7 @@ class _AstBuilder:
 
     # -- callbacks --------------------------------------------------------
     def _before_mark(self, mark: isl.Id, build: isl.AstBuild) -> None:
-        if mark.get_name() in self.kernels:     # not a device loop's mark, which holds kernels' marks
+        if not in_one_block(mark.get_name()):   # a one-block launch's mark holds kernels' marks
             self.kernel = self.memory.kernel(mark.get_name())
 
     def _after_mark(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
@@ -310,7 +310,7 @@ class _AstBuilder:
         times (once per branch of a host guard), with other host values each time."""
         self.kernel = None
         name = node.mark_get_id().get_name()
-        if name not in self.kernels:            # a device loop (codegen/cuda.py): its kernels are inside
+        if in_one_block(name):                  # printed by codegen/device_loop.py: its kernels are inside
             return node.set_annotation(isl.Id(name, context=self.scop.ctx))
         kernel = self.kernels[name]
         key = f"{kernel.name}@{len(self.result.launches)}"
@@ -475,26 +475,39 @@ def in_one_block(mark: str) -> bool:
     return mark.startswith((DEVICE_LOOP, FUSED_KERNELS))
 
 
+def control_children(node: isl.AstNode) -> list[isl.AstNode]:
+    """The nodes right below a block, a for loop (its body) or an if (its branches) of
+    isl's AST; none below any other node."""
+    kind = node.get_type()
+    if kind == isl.ast_node_type.block:
+        children = node.block_get_children()
+        return [children.get_at(k) for k in range(children.n_ast_node())]
+    if kind == isl.ast_node_type.for_:
+        return [node.for_get_body()]
+    if kind == isl.ast_node_type.if_:
+        return [node.if_get_then_node()] + ([node.if_get_else_node()] if node.if_has_else_node() else [])
+    return []
+
+
+def loop_iterator(node: isl.AstNode) -> str | None:
+    """The iterator of a for loop of isl's AST (None for another node)."""
+    return node.for_get_iterator().get_id().get_name() if node.get_type() == isl.ast_node_type.for_ else None
+
+
 def _iterators_around_marks(root: isl.AstNode) -> dict[str, tuple[str, ...]]:
     """For each kernel mark (by its annotation), the iterators of the loops around it."""
     found: dict[str, tuple[str, ...]] = {}
 
     def walk(node: isl.AstNode, around: tuple[str, ...]) -> None:
-        kind = node.get_type()
-        if kind == isl.ast_node_type.block:
-            children = node.block_get_children()
-            for k in range(children.n_ast_node()):
-                walk(children.get_at(k), around)
-        elif kind == isl.ast_node_type.for_:
-            walk(node.for_get_body(), around + (node.for_get_iterator().get_id().get_name(),))
-        elif kind == isl.ast_node_type.if_:
-            walk(node.if_get_then_node(), around)
-            if node.if_has_else_node():
-                walk(node.if_get_else_node(), around)
-        elif kind == isl.ast_node_type.mark and in_one_block(node.mark_get_id().get_name()):
-            walk(node.mark_get_node(), around)
-        elif kind == isl.ast_node_type.mark:
-            found[node.get_annotation().get_name()] = around
+        if node.get_type() == isl.ast_node_type.mark:
+            if in_one_block(node.mark_get_id().get_name()):
+                walk(node.mark_get_node(), around)
+            else:
+                found[node.get_annotation().get_name()] = around
+            return
+        iterator = loop_iterator(node)
+        for child in control_children(node):
+            walk(child, around + ((iterator,) if iterator else ()))
     walk(root, ())
     return found
 

@@ -23,7 +23,7 @@ from .common import Calls, GeneratedFiles, KernelArgument, add, array_extents, b
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
-from .device_loop import device_loop_kernel, device_loop_launch
+from .device_loop import device_loop_kernel, device_loop_launch, id_declarations
 from .reductions import partial_declarations
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
 from .source import Source, escape_bytes_in_literals
@@ -143,27 +143,27 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
                                       lambda k: _declarations(memory.kernel(k)), memory.kernel)
             if loop is None:      # launched from the host, kernel by kernel
                 return AstPrinter(calls.statements, on_mark).statements(mark.mark_get_node())
-            # isl may generate the mark at several points: one function per distinct body
-            seen = variants.setdefault(name, [])
-            variant = (c_lines(loop.body, "  "), parameter_list([a.declaration for a in loop.arguments]))
-            if variant not in seen:
-                seen.append(variant)
-                kernels.append(_KernelText(function_name(name, len(seen) - 1), variant[1], [], variant[0],
-                                           loop.threads))
-            return device_loop_launch(replace(loop, name=function_name(name, seen.index(variant))))
+            function = defined(name, c_lines(loop.body, "  "), loop.arguments, [], loop.threads)
+            return device_loop_launch(replace(loop, name=function))
         launch = ast.launches[mark.get_annotation().get_name()]
         args = arguments(launch)
         declarations = c_lines(_declarations(memory.kernel(name)), "  ")
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(calls.statements).statements(launch.body), "  ")
-        # isl may generate one kernel's mark at several points of the host code, each
-        # time under what is known there: one function per distinct body
+        kernel = launch.kernel
+        function = defined(name, body, args, _id_lines(kernel), math.prod(kernel.sizes.block[:len(kernel.thread_ids)]))
+        return _launch(launch, function, args, scheduled.names.device)
+
+    def defined(name: str, body: list[str], args: list[KernelArgument], id_lines: list[str], threads: int) -> str:
+        """The function for this body of a kernel (or one-block launch): isl may generate
+        its mark at several points of the host code, each time under what is known
+        there, so one function per distinct body (kernelN, kernelN_1, ...)."""
         seen = variants.setdefault(name, [])
         variant = (body, parameter_list([a.declaration for a in args]))
         if variant not in seen:
             seen.append(variant)
-            kernels.append(_kernel_text(launch, function_name(name, len(seen) - 1), args, body))
-        return _launch(launch, function_name(name, seen.index(variant)), args, scheduled.names.device)
+            kernels.append(_KernelText(function_name(name, len(seen) - 1), variant[1], id_lines, body, threads))
+        return function_name(name, seen.index(variant))
 
     body = c_lines(AstPrinter(calls.statements, on_mark).statements(ast.root), indent + "    ")
     devices = [device_view(dev, extents[dev.array.name], scheduled.names.device) for dev in memory.arrays]
@@ -248,20 +248,10 @@ def _ends(host: c_ast.Node, device: c_ast.Node, offset: c_ast.Node, to_device: b
     return (src, dst) if to_device else (dst, src)
 
 
-def _kernel_text(launch: Launch, name: str, args: list[KernelArgument], body: list[str]) -> _KernelText:
-    kernel = launch.kernel
-    id_lines = [_ids(names, built_in) for names, built_in in ((kernel.block_ids, "blockIdx"),
-                                                               (kernel.thread_ids, "threadIdx")) if names]
-    parameters = parameter_list([a.declaration for a in args])
-    max_threads = math.prod(kernel.sizes.block[:len(kernel.thread_ids)])
-    return _KernelText(name, parameters, id_lines, body, max_threads)
-
-
-def _ids(names: tuple[str, ...], built_in: str) -> str:
-    """`int b0 = blockIdx.y, b1 = blockIdx.x;`: the innermost id is x."""
-    axes = ("x", "y", "z")[:len(names)][::-1]
-    values = [c_ast.StructRef(c_ast.ID(built_in), ".", c_ast.ID(axis)) for axis in axes]
-    return c_text(c_ast.DeclList([declaration(n, v) for n, v in zip(names, values)])) + ";"
+def _id_lines(kernel: Kernel) -> list[str]:
+    """`int b0 = blockIdx.y, b1 = blockIdx.x;` and the same for the threads."""
+    return [c_text(c_ast.DeclList(id_declarations(names, built_in))) + ";"
+            for names, built_in in ((kernel.block_ids, "blockIdx"), (kernel.thread_ids, "threadIdx")) if names]
 
 
 def _launch(launch: Launch, function: str, args: list[KernelArgument], device_prefix: str) -> list[c_ast.Node]:

@@ -26,14 +26,13 @@ from pycparser import c_ast
 from ..isl_c import call as call_node
 from ..isl_c import c_node, integer, is_constant
 from ..memory import KernelMemory
-from .ast import Launch, ScopAst, in_one_block
+from .ast import Launch, ScopAst, control_children, in_one_block, loop_iterator
 from .common import KernelArgument
 from .printer import AstPrinter, Dim3, KernelLaunch, declaration, parameter_list
 
 NODE = isl.ast_node_type
 # what one block may declare statically (CUDA's limit without opting in to more)
 MAX_STATIC_SHARED_BYTES = 48 * 1024
-_SIZES = {"char": 1, "short": 2, "int": 4, "float": 4, "unsigned": 4}
 
 
 @dataclass(frozen=True)
@@ -49,40 +48,23 @@ class DeviceLoopKernel:
 def kernel_marks(node: isl.AstNode) -> list[str] | None:
     """The launch keys of the kernel marks below `node`, or None where something other
     than loops, conditions and kernel marks is there (a host statement, a copy)."""
-    kind = node.get_type()
-    if kind == NODE.block:
-        children = node.block_get_children()
-        found: list[str] = []
-        for k in range(children.n_ast_node()):
-            inner = kernel_marks(children.get_at(k))
-            if inner is None:
-                return None
-            found += inner
-        return found
-    if kind == NODE.for_:
-        return kernel_marks(node.for_get_body())
-    if kind == NODE.if_:
-        parts = [kernel_marks(node.if_get_then_node())]
-        if node.if_has_else_node():
-            parts.append(kernel_marks(node.if_get_else_node()))
-        return None if any(p is None for p in parts) else [key for p in parts for key in p]
-    if kind == NODE.mark and not in_one_block(node.mark_get_id().get_name()):
+    if node.get_type() == NODE.mark and not in_one_block(node.mark_get_id().get_name()):
         return [node.get_annotation().get_name()]
-    return None
+    if node.get_type() not in (NODE.block, NODE.for_, NODE.if_):
+        return None
+    found: list[str] = []
+    for child in control_children(node):
+        inner = kernel_marks(child)
+        if inner is None:
+            return None
+        found += inner
+    return found
 
 
 def loop_iterators(node: isl.AstNode) -> set[str]:
     """The iterators of the for loops at or below `node`."""
-    kind = node.get_type()
-    if kind == NODE.block:
-        children = node.block_get_children()
-        return set().union(*(loop_iterators(children.get_at(k)) for k in range(children.n_ast_node())))
-    if kind == NODE.for_:
-        return {node.for_get_iterator().get_id().get_name()} | loop_iterators(node.for_get_body())
-    if kind == NODE.if_:
-        found = loop_iterators(node.if_get_then_node())
-        return found | (loop_iterators(node.if_get_else_node()) if node.if_has_else_node() else set())
-    return set()
+    found = {loop_iterator(node)} - {None}
+    return found.union(*(loop_iterators(child) for child in control_children(node)))
 
 
 def block_threads(launches: list[Launch]) -> int | None:
@@ -95,20 +77,6 @@ def block_threads(launches: list[Launch]) -> int | None:
     return shapes.pop()[-1] if shapes else 1
 
 
-def shared_bytes(memories: list[KernelMemory], threads: int) -> int:
-    """The shared memory the inlined kernels declare, all at once (a reduction's
-    partials at most one per thread)."""
-    total = 0
-    for memory in memories:
-        for group in memory.groups:
-            size = _SIZES.get(group.element_type, 8)
-            if group.placement == "shared":
-                total += math.prod(group.shape) * size
-            elif group.placement == "reduction":
-                total += threads * size
-    return total
-
-
 def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: Callable,
                        arguments: Callable[[Launch], list[KernelArgument]],
                        declarations: Callable[[str], list[c_ast.Node]],
@@ -119,8 +87,9 @@ def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: C
         return None
     launches = [ast.launches[key] for key in keys]
     threads = block_threads(launches)
-    if threads is None or shared_bytes([memories(launch.kernel.name) for launch in launches],
-                                       threads) > MAX_STATIC_SHARED_BYTES:
+    # all the inlined kernels' buffers at once
+    if threads is None or sum(memories(launch.kernel.name).shared_bytes
+                              for launch in launches) > MAX_STATIC_SHARED_BYTES:
         return None
 
     def inlined(kernel_name: str, kernel_mark: isl.AstNode) -> list[c_ast.Node]:
@@ -141,9 +110,7 @@ def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: C
 def _inlined(launch: Launch, declarations: list[c_ast.Node], statements: list[c_ast.Node]) -> list[c_ast.Node]:
     """A kernel's body where the host would launch it, then the block's barrier."""
     kernel = launch.kernel
-    ids = [declaration(n, c_ast.StructRef(c_ast.ID(built_in), ".", c_ast.ID(axis)))
-           for names, built_in in ((kernel.block_ids, "blockIdx"), (kernel.thread_ids, "threadIdx"))
-           for n, axis in zip(names, ("x", "y", "z")[:len(names)][::-1])]
+    ids = id_declarations(kernel.block_ids, "blockIdx") + id_declarations(kernel.thread_ids, "threadIdx")
     body: c_ast.Node = c_ast.Compound(ids + declarations + statements)
     if not kernel.thread_ids:        # a single-thread kernel
         first = c_ast.BinaryOp("==", c_ast.StructRef(c_ast.ID("threadIdx"), ".", c_ast.ID("x")), integer(0))
@@ -152,6 +119,12 @@ def _inlined(launch: Launch, declarations: list[c_ast.Node], statements: list[c_
     if not is_constant(guard, 1):
         body = c_ast.If(guard, body, None)
     return [body, call_node("__syncthreads")]
+
+
+def id_declarations(names: tuple[str, ...], built_in: str) -> list[c_ast.Decl]:
+    """`int b0 = blockIdx.y; int b1 = blockIdx.x;`: the innermost id is x."""
+    axes = ("x", "y", "z")[:len(names)][::-1]
+    return [declaration(n, c_ast.StructRef(c_ast.ID(built_in), ".", c_ast.ID(axis))) for n, axis in zip(names, axes)]
 
 
 def device_loop_launch(kernel: DeviceLoopKernel) -> list[c_ast.Node]:

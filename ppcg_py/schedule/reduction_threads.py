@@ -53,8 +53,7 @@ def reduction_member(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     if not candidates:
         return ()
     domain, prefix, local = _within_band(band, dependences)
-    partial = band.band_get_partial_schedule()
-    members = [isl.UnionMap.from_union_pw_aff(partial.get_at(k)).intersect_domain(domain) for k in range(lead + 1)]
+    members = [_member(band, k, domain) for k in range(lead + 1)]
     for member in members[:lead]:
         local = local.intersect(_same(member))
     names = {r.statement for r in candidates}
@@ -63,7 +62,7 @@ def reduction_member(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     others = local.subtract(union_of(own)) if own else local
     if not zero_distance(others, members[lead]):
         return ()
-    carried = [r for r in candidates if not zero_distance(_between(local, r.statement), members[lead])]
+    carried = _carried(candidates, local, members[lead])
     if any(_to_others(local, r.statement) for r in carried):
         return ()
     key = prefix
@@ -87,9 +86,8 @@ def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     domain, _prefix, local = _within_band(band, dependences)
     # the reductions along member `lead`; one whose location the member does not move
     # (gemver's `x[i] = x[i] + z[i]` after the sum into x[i]) reads the result like any tail
-    member = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(lead)).intersect_domain(domain)
-    names = {r.statement for r in reductions
-             if r.statement in statements and not zero_distance(_between(local, r.statement), member)}
+    names = {r.statement for r in _carried([r for r in reductions if r.statement in statements], local,
+                                           _member(band, lead, domain))}
     if not names:
         return None
     edges = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out))
@@ -124,6 +122,17 @@ def _within_band(band: isl.ScheduleNode,
     prefix = band.get_prefix_schedule_union_map().intersect_domain(domain)
     local = dependences.intersect_domain(domain).intersect_range(domain).intersect(_same(prefix))
     return domain, prefix, local
+
+
+def _member(band: isl.ScheduleNode, k: int, domain: isl.UnionSet) -> isl.UnionMap:
+    """{ instance -> value of member k } over `domain`."""
+    return isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(k)).intersect_domain(domain)
+
+
+def _carried(reductions: Sequence[ReducedLocation], local: isl.UnionMap,
+             member: isl.UnionMap) -> list[ReducedLocation]:
+    """The reductions whose own dependences (`local`: within the band) the member carries."""
+    return [r for r in reductions if not zero_distance(_between(local, r.statement), member)]
 
 
 def _same(values: isl.UnionMap) -> isl.UnionMap:
