@@ -7,6 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from types import SimpleNamespace
+
+import islpy as isl
+
+from ppcg_py.codegen.device_loop import block_threads, kernel_marks, loop_iterators
 from ppcg_py.extract import extract_scops
 from ppcg_py.isl_context import new_context
 from ppcg_py.options import Options
@@ -179,3 +184,24 @@ def test_small_kernels_between_large_ones_share_one_launch(tmp_path):
     assert report.ok, report.summary()
     host = next((tmp_path / "work").rglob("*_host.cu")).read_text()
     assert "fused_kernels" in host
+
+
+def _launch(block, thread_ids):
+    return SimpleNamespace(kernel=SimpleNamespace(sizes=SimpleNamespace(block=block), thread_ids=thread_ids))
+
+
+def test_the_printer_inlines_only_kernels_of_one_block_shape():
+    assert block_threads([_launch((256,), ("t0",)), _launch((), ()), _launch((1, 256), ("t0", "t1"))]) == 256
+    assert block_threads([_launch((), ())]) == 1                       # single-thread kernels only
+    assert block_threads([_launch((256,), ("t0",)), _launch((128,), ("t0",))]) is None
+    assert block_threads([_launch((2, 128), ("t0", "t1"))]) is None    # two threads along a member
+
+
+def test_anything_but_loops_conditions_and_kernel_marks_keeps_the_loop_on_the_host():
+    """A statement (a copy between host and device, in the host AST) below the mark:
+    the kernels are launched one by one (kernel_marks says None)."""
+    ctx = isl.Context()
+    build = isl.AstBuild.from_context(isl.Set("{ : }", context=ctx))
+    loop = build.node_from_schedule_map(isl.UnionMap("{ S[i] -> [i] : 0 <= i < 4 }", context=ctx))
+    assert kernel_marks(loop) is None
+    assert loop_iterators(loop) == {"c0"}

@@ -224,6 +224,19 @@ def test_a_time_loop_gives_each_run_its_own_work(tmp_path):
     assert "| jacobi-1d |" in table.read_text()
 
 
+def test_a_device_loop_is_one_launch_that_pays_a_latency_per_inner_run():
+    """jacobi-1d with sizes chosen for the GPU: one launch of one block runs the time
+    loop; the same work as the host's 2 x tsteps launches, one launch cost, and a DRAM
+    latency for each of the inner kernels' runs."""
+    n, tsteps = by_name("jacobi-1d").sizes_of("MINI")["N"], by_name("jacobi-1d").sizes_of("MINI")["TSTEPS"]
+    program = model.model_program(by_name("jacobi-1d"), "MINI", gpu=H100)
+    (site,) = program.sites
+    assert site.kernel.startswith("device_loop") and site.runs == 1
+    assert site.work.fp64 == 2 * tsteps * (n - 2) * 3
+    assert site.seconds["launch"] == pytest.approx(H100.launch_cost)
+    assert site.seconds["latency"] >= 2 * tsteps * H100.dram_latency
+
+
 def test_copies_are_read_from_the_host_code():
     host = """
     cudaCheckReturn(cudaMemcpy2D(dev_C, 1100 * sizeof(double), (double *) C, 1100 * sizeof(double), (ppcg_min(1099, nj - 1) + 1) * sizeof(double), ppcg_min(999, ni - 1) + 1, cudaMemcpyHostToDevice));

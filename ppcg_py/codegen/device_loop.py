@@ -68,13 +68,15 @@ def loop_iterators(node: isl.AstNode) -> set[str]:
 
 
 def block_threads(launches: list[Launch]) -> int | None:
-    """The threads of the block every parallel kernel of the loop was sized for, or
-    None where they differ or one maps more than thread x."""
-    shapes = {launch.kernel.sizes.block[:len(launch.kernel.thread_ids)] for launch in launches
-              if launch.kernel.thread_ids}
-    if len(shapes) > 1 or any(math.prod(s[:-1]) != 1 for s in shapes):
+    """The threads of the block every parallel kernel of the launch was sized for (along
+    thread x; one thread along the others, so that a 1-D and a 2-D kernel share it), or
+    None where they differ or one maps more than one thread outside x."""
+    shapes = [launch.kernel.sizes.block[:len(launch.kernel.thread_ids)] for launch in launches
+              if launch.kernel.thread_ids]
+    threads = {shape[-1] for shape in shapes}
+    if len(threads) > 1 or any(math.prod(shape[:-1]) != 1 for shape in shapes):
         return None
-    return shapes.pop()[-1] if shapes else 1
+    return threads.pop() if threads else 1
 
 
 def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: Callable,
