@@ -203,15 +203,60 @@ int main(void)
 """
 
 
-def test_a_location_read_after_the_last_update_in_the_band_moves_to_a_kernel_of_its_own(tmp_path):
+def test_a_location_read_after_the_last_update_in_the_band_runs_after_the_combination(tmp_path):
     """`last[i] = out[i] * 3` at j = M - 1 reads the location in the band, after the last
-    update: in the same kernel the partials would not have reached it. The band is
-    distributed (reduction_threads.distributed_tail): the sum over the threads first,
-    the reader in a second kernel."""
+    update: inside the member's loop the partials would not have reached it. It runs in
+    the same kernel after the combination (reduction_threads.reduction_epilogue), in a
+    copy of the kernel's loops of its own."""
     source = tmp_path / "last.c"
     source.write_text(LAST)
-    first, second = _kernels(source)
-    assert [r.statement for r in first.reductions] == ["S_1"] and not second.reductions
+    (kernel,) = _kernels(source)
+    assert [r.statement for r in kernel.reductions] == ["S_1"]
+    assert {s.get_tuple_name() for s in _sets(kernel.epilogue)} == {"S_2"}
+    _verified(source, nvcc=True)
+
+
+SHARED_SCALAR = """
+#include <stdio.h>
+#define N 40
+#define M 33
+static void f(int A[N][M], int out[N], int last[N])
+{
+  int t;
+#pragma scop
+  for (int i = 0; i < N; i++) {
+    out[i] = 0;
+    for (int j = 0; j < M; j++) {
+      t = A[i][j] * 2;
+      out[i] += t;
+    }
+    last[i] = out[i] * 3 + t;
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static int A[N][M], out[N], last[N];
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) A[i][j] = (i * 3 + j * 7) % 11 - 4;
+  f(A, out, last);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: last\\n");
+  for (int i = 0; i < N; i++) fprintf(stderr, "%d %d\\n", out[i], last[i]);
+  fprintf(stderr, "end   dump: last\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def test_a_reader_of_the_sum_that_shares_a_scalar_with_it_keeps_the_sum_in_one_thread(tmp_path):
+    """`last[i]` reads the `t` of the last j, which a thread's private copy would not bring
+    to the thread that runs the epilogue: `t` cannot be private there
+    (schedule/private.py), and rather than share it between threads the schedule keeps
+    its order: the sum stays serial in each thread, `t` private."""
+    source = tmp_path / "shared_scalar.c"
+    source.write_text(SHARED_SCALAR)
+    kernels = _kernels(source)
+    assert not any(k.epilogue is not None for k in kernels)
+    assert any("t" in k.private for k in kernels)
     _verified(source)
 
 
@@ -249,11 +294,14 @@ int main(void)
 
 
 @pytest.mark.parametrize("target", ["cuda", "opencl"])
-def test_gesummv_sums_over_threads_and_combines_them_in_a_second_kernel(tmp_path, target):
+def test_gesummv_sums_over_threads_and_combines_them_in_the_same_kernel(tmp_path, target):
+    """Both sums over the threads; `y[i] = 1.5 * tmp[i] + 1.2 * y[i]`, at the last j in the
+    band (after the sums in its sequence), runs after their combinations."""
     source = tmp_path / "gesummv.c"
     source.write_text(GESUMMV)
-    first, second = _kernels(source, reductions=True)
-    assert sorted(r.statement for r in first.reductions) == ["S_2", "S_3"] and not second.reductions
+    (kernel,) = _kernels(source, reductions=True)
+    assert sorted(r.statement for r in kernel.reductions) == ["S_2", "S_3"]
+    assert {s.get_tuple_name() for s in _sets(kernel.epilogue)} == {"S_4"}
     _verified(source, "--reductions", target=target)
 
 
@@ -379,17 +427,22 @@ int main(void)
 """
 
 
-def test_the_readers_of_a_sum_go_to_a_second_kernel_with_what_depends_on_them(tmp_path):
+@pytest.mark.parametrize("target", ["cuda", "opencl"])
+def test_the_readers_of_a_sum_run_after_its_combination_with_what_depends_on_them(tmp_path, target):
     """correlation's stddev: the division reads the sum, the square root the division and
-    the guard the root; all three follow the sum into the second kernel (only the first
-    depends on the sum directly)."""
+    the guard the root; all three run after the combination, in the sum's kernel (only
+    the first depends on the sum directly), after its last barrier."""
+    from ppcg_py.cli import main
     source = tmp_path / "chain.c"
     source.write_text(CHAIN)
-    kernels = _kernels(source, reductions=True)
-    summed = [k for k in kernels if k.reductions]
-    assert len(summed) == 1
-    assert {s.get_tuple_name() for s in _sets(summed[0].domain)} <= {"S_0", "S_1"}
-    _verified(source, "--reductions")
+    (kernel,) = _kernels(source, reductions=True)
+    assert {s.get_tuple_name() for s in _sets(kernel.epilogue)} == {"S_2", "S_3", "S_4"}
+    if target == "cuda":
+        assert main([str(source), "--reductions", "-o", str(tmp_path / "chain.cu")]) == 0
+        text = (tmp_path / "chain_kernel.cu").read_text()
+        final = text.index("stddev[b0] = stddev[b0] + shared_partial_stddev")
+        assert final < text.index("__syncthreads();", final) < text.index("/= 50", final)
+    _verified(source, "--reductions", target=target)
 
 
 def _sets(domain):
@@ -495,10 +548,11 @@ int main(void)
 
 def test_an_update_of_the_sum_after_it_leaves_the_sum_to_the_threads(tmp_path):
     """gemver's `x[i] = x[i] + z[i]` after the sum into x[i] is a reduction statement too,
-    but not along j: it reads the sum, so it moves to a kernel after the one whose
-    threads combine the sum (it kept the sum serial in each thread)."""
+    but not along j: it reads the sum, so it runs after the combination of the sum over
+    the threads (it kept the sum serial in each thread)."""
     source = tmp_path / "gemver_x.c"
     source.write_text(GEMVER_X)
-    kernels = _kernels(source, reductions=True)
-    assert len(kernels) == 2 and kernels[0].reductions and not kernels[1].reductions
+    (kernel,) = _kernels(source, reductions=True)
+    assert [r.statement for r in kernel.reductions] == ["S_0"]
+    assert {s.get_tuple_name() for s in _sets(kernel.epilogue)} == {"S_1"}
     _verified(source, "--reductions")

@@ -153,6 +153,12 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
     others = tuple(_global([r], "the threads combine a reduction into it") for r in references
                    if r.array in reduced and not any(r.tag in g.refs for g in reductions))
     references = [r for r in references if r.array not in reduced]
+    # the epilogue (tree.py) runs apart from the copies below the reductions' level: the
+    # arrays it touches stay in global memory, where a barrier orders its accesses
+    apart = _epilogue_arrays(scop, kernel, references)
+    others += tuple(_global([r], "read or written after the combination (the kernel's epilogue)")
+                    for r in references if r.array in apart)
+    references = [r for r in references if r.array not in apart]
     # PPCG computes such a scalar on the device and, read by several threads, copies
     # it to shared memory in each kernel (deriche's 18 `__shared__` arrays are its
     # filter coefficients a1..a8, b1, b2, c1, c2; 10 of adi's 12 are a..f)
@@ -173,6 +179,14 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
                                                              for g in groups))
         placed = _place_all(scop, kernel, groups, options, names.iterator)
     return KernelMemory(kernel.name, decided + tuple(_named(placed, names, scop.used_names)))
+
+
+def _epilogue_arrays(scop: Scop, kernel: Kernel, references: list[_Reference]) -> frozenset[str]:
+    """The arrays (not scalars: those are never copied) that the kernel's epilogue touches."""
+    if kernel.epilogue is None:
+        return frozenset()
+    return frozenset(r.array for r in references if not scop.array(r.array).is_scalar
+                     and not r.relation.intersect_domain(kernel.epilogue).is_empty())
 
 
 def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Reference],

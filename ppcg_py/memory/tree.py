@@ -82,6 +82,8 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
         schedule = point.get_schedule()
     syncs = itertools.count()
     copied = [g for g in local if g.copy_in is not None or g.copy_out is not None]
+    if kernel.epilogue is not None:
+        schedule = _epilogue_apart(schedule, kernel, min(g.level for g in copied if g.placement == "reduction"))
     for level in sorted({g.level for g in copied}, reverse=True):
         reduced = [g for g in copied if g.level == level and g.placement == "reduction"]
         here = [g for g in copied if g.level == level and g.placement != "reduction"]
@@ -97,18 +99,44 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
             after.append(_sync(kernel, next(syncs), level))
         after += [_copy(kernel, g, level, prefix, read=False, unroll=unroll_copy_shared)
                   for g in here if g.copy_out is not None]
-        for g in reduced:
-            before.insert(0, _reduction_piece(kernel, g, "init", level))
-            after += _combination(kernel, g, level, prefix, syncs)
-        before = [p for p in before if p is not None]
-        after = [p for p in after if p is not None]
+        inits = [_reduction_piece(kernel, g, "init", level) for g in reversed(reduced)]
+        combinations = [p for g in reduced for p in _combination(kernel, g, level, prefix, syncs)]
         target = _at_depth(kernel_mark(schedule.get_root(), kernel.name), kernel, level)
-        if before:
-            target = target.graft_before(graft_pieces(before))
-        if after:
-            target = target.graft_after(graft_pieces(after))
-        schedule = target.get_schedule()
+        if target.get_type() == NT.sequence:
+            # the epilogue apart: the combinations end the first part, the epilogue follows
+            # (grafted last: isl computes no prefix across an extension node just above)
+            target = _grafted(target, before, after).child(0).child(0)
+            before, after = [], []
+        schedule = _grafted(target, inits + before, after + combinations).get_schedule()
     return schedule
+
+
+def _grafted(target: isl.ScheduleNode, before: list[_Piece | None], after: list[_Piece | None]) -> isl.ScheduleNode:
+    """`target` with the pieces run before and after it."""
+    before = [p for p in before if p is not None]
+    after = [p for p in after if p is not None]
+    if before:
+        target = target.graft_before(graft_pieces(before))
+    if after:
+        target = target.graft_after(graft_pieces(after))
+    return target
+
+
+def _epilogue_apart(schedule: isl.Schedule, kernel: Kernel, level: int) -> isl.Schedule:
+    """The kernel's tree with its epilogue (the readers of its reductions' results)
+    after the rest from the reductions' level down: a sequence of two copies of the
+    subtree there, the first ending with the combinations (`_kernel_copies`). A copy
+    below that level holds the first part's references only (groups.py keeps the
+    epilogue's arrays in global memory)."""
+    node = _at_depth(kernel_mark(schedule.get_root(), kernel.name), kernel, level)
+    path = tree_position(node)
+    instances = node.get_domain().intersect(kernel.epilogue)
+    if instances.is_empty():
+        return schedule
+    split = node_at(node.order_after(instances).get_schedule(), path)
+    if split.get_type() != NT.sequence:
+        raise RuntimeError(f"{kernel.name}: the epilogue did not come apart at depth {level}")
+    return split.get_schedule()
 
 
 def _host_transfers(schedule: isl.Schedule, arrays: tuple[DeviceArray, ...],
@@ -298,6 +326,8 @@ def _at_depth(mark: isl.ScheduleNode, kernel: Kernel, level: int) -> isl.Schedul
     while True:
         kind = node.get_type()
         depth = node.get_schedule_depth()
+        if kind == NT.sequence and depth == level:
+            return node     # the epilogue apart (`_epilogue_apart`); deeper copies go in the first part
         if kind == NT.band and depth <= level < depth + node.band_n_member():
             return node if depth == level else node.band_split(level - depth).child(0)
         if kind == NT.filter and level == kernel.depth and depth == level:

@@ -180,7 +180,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
                                  scop.file, first.line, first.col or 1)
             host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
                                            device=device)
-        found = [privatize(scop, deps, k, reorderable - fixed) for k in kernels]
+        found = [privatize(scop, deps, k, reorderable - fixed, apart=k.epilogue) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
         if not unsafe and deps.reordering:
             unsafe = changed_values(scop, deps, schedule, kernels, [p.private for p in found], reorderable - fixed)

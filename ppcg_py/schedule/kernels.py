@@ -22,7 +22,7 @@ from ..names import Names
 from ..options import Options
 from .device_loops import DEVICE_LOOP, FUSED_KERNELS, device_loop_block, device_loop_sizes, fused_block
 from .device_sizes import DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero
-from .reduction_threads import ReducedLocation, distributed_tail, reduction_member
+from .reduction_threads import ReducedLocation, distributed_tail, reduction_epilogue, reduction_member
 from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
@@ -57,6 +57,8 @@ class Kernel:
     private: frozenset[str] = frozenset()        # scalars with a copy per thread (schedule/private.py)
     sizes_reason: str = ""                        # how the sizes were chosen for the device (-v)
     reductions: tuple[ReducedLocation, ...] = ()  # combined over thread x (schedule/reduction_threads.py)
+    # instances that read the reductions' results: run after the combination (memory/tree.py)
+    epilogue: isl.UnionSet | None = None
     # the one-block launch it runs in: a device loop's or fused kernels' (schedule/device_loops.py)
     launched_in: str | None = None
 
@@ -223,6 +225,9 @@ class KernelMapper:
         combine = bool(self.reductions) and self._short_of_threads(node, lead)
         reductions = reduction_member(node, lead, self.reductions, self.dependences) if combine else ()
         if combine and not reductions and lead > 0:
+            epilogue = reduction_epilogue(node, lead, self.reductions, self.dependences)
+            if epilogue is not None:    # the readers of the results after the combination, in one launch
+                return self.parallel_kernel(node, epilogue.reductions, epilogue.instances)
             split = distributed_tail(node, lead, self.reductions, self.dependences)
             if split is not None:   # the readers of the results in a band (and kernel) of their own
                 return self.visit(split)
@@ -351,8 +356,8 @@ class KernelMapper:
             sizes = replace(sizes, grid=fitted_grid(sizes, band_extents(band, self.device.in_bounds)))
         return sizes, ""
 
-    def parallel_kernel(self, node: isl.ScheduleNode,
-                        reductions: tuple[ReducedLocation, ...] = ()) -> isl.ScheduleNode:
+    def parallel_kernel(self, node: isl.ScheduleNode, reductions: tuple[ReducedLocation, ...] = (),
+                        epilogue: isl.UnionSet | None = None) -> isl.ScheduleNode:
         ctx = node.get_ctx()
         lead = _leading_coincident(node)
         if not node.band_get_permutable() and node.band_n_member() > 1:
@@ -367,7 +372,7 @@ class KernelMapper:
             # a register each; the reduction member stays in each thread
             if lead == 0:
                 return self._serial_band(node)
-            reductions = ()
+            reductions, epilogue = (), None     # the readers stay in place, after the member's loop
             sizes, reason = self._sizes(node, index, lead)
         n_blocks, n_threads = len(sizes.grid), len(sizes.block)
         block_ids = tuple(f"{self.names.block}{k}" for k in range(n_blocks))
@@ -391,7 +396,8 @@ class KernelMapper:
                         outer_schedule=node.get_prefix_schedule_union_map().intersect_domain(blocked),
                         inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain),
                         thread_filter=thread_filter, point_schedule=untiled,
-                        host_schedule=host_schedule, sizes_reason=reason, reductions=reductions)
+                        host_schedule=host_schedule, sizes_reason=reason, reductions=reductions,
+                        epilogue=epilogue)
         self.kernels.append(kernel)
         node = node.insert_filter(thread_filter)           # each thread runs its points
         node = node.parent().parent()                      # back at the block filter

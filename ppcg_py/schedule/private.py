@@ -45,9 +45,12 @@ class Privatization:
 
 
 def privatize(scop: Scop, deps: Dependences, kernel: Threads, reorderable: frozenset[str],
-              skip: frozenset[str] = frozenset()) -> Privatization:
+              skip: frozenset[str] = frozenset(), apart: isl.UnionSet | None = None) -> Privatization:
     """The scalars `kernel` keeps per thread, and those it would share unsafely; `skip`:
-    scalars it handles otherwise (the reductions an OpenMP loop combines)."""
+    scalars it handles otherwise (the reductions an OpenMP loop combines); `apart`:
+    instances that run after the rest of the kernel, maybe in another thread than the
+    instances they read from (a kernel's epilogue): no value passes to or from them
+    in a thread's copy."""
     if not kernel.thread_ids or not deps.reordering:
         return Privatization(frozenset(), frozenset())
     private, unsafe = set(), set()
@@ -55,7 +58,7 @@ def privatize(scop: Scop, deps: Dependences, kernel: Threads, reorderable: froze
     for array in scop.arrays:
         if not array.is_scalar or array.name in skip or of_named(writes, {array.name}).is_empty():
             continue
-        if _values_stay_inside(scop, deps, kernel, array.name):
+        if _values_stay_inside(scop, deps, kernel, array.name, apart):
             private.add(array.name)
         elif array.name in reorderable and not _within_threads(deps.of_arrays(deps.tagged_order, [array.name]),
                                                                   kernel):
@@ -63,11 +66,18 @@ def privatize(scop: Scop, deps: Dependences, kernel: Threads, reorderable: froze
     return Privatization(frozenset(private), frozenset(unsafe))
 
 
-def _values_stay_inside(scop: Scop, deps: Dependences, kernel: Threads, name: str) -> bool:
+def _values_stay_inside(scop: Scop, deps: Dependences, kernel: Threads, name: str,
+                        apart: isl.UnionSet | None = None) -> bool:
     """Whether every value of `name` read in the kernel is written there, and every
-    value written there is read there only and dies with the SCoP."""
+    value written there is read there only and dies with the SCoP (and none passes
+    between the instances `apart` and the others)."""
     inside = kernel.domain
     flow = deps.of_arrays(deps.tagged_flow, [name])
+    if apart is not None:
+        rest = inside.subtract(apart)
+        if not flow.intersect_domain(apart).intersect_range(rest).union(
+                flow.intersect_domain(rest).intersect_range(apart)).is_empty():
+            return False
     reads = of_named(scop.access_union(reads=True), {name}).intersect_domain(inside)
     touching = flow.intersect_domain(inside).union(flow.intersect_range(inside))
     # a kernel under host loops is launched once per host iteration, and a private

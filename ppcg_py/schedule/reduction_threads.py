@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import maps_of, sets_of, statements_below, union_of
+from ..isl_context import filter_instances, maps_of, sets_of, statement_names, statements_below, union_of
 from .parallel import zero_distance
 
 
@@ -80,6 +80,46 @@ def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
     j = n in the band of the sums) in the second, so that the first may combine its
     reductions over the threads; None when nothing is gained, or when one of those
     statements must run before another statement of the band."""
+    parts = _readers_apart(band, lead, reductions, dependences)
+    return None if parts is None else _split(band, *parts)
+
+
+@dataclass(frozen=True)
+class Epilogue:
+    """A kernel's reductions and the instances that read their results after them
+    (codegen runs those after the combination, in the same launch)."""
+
+    reductions: tuple[ReducedLocation, ...]
+    instances: isl.UnionSet
+
+
+def reduction_epilogue(band: isl.ScheduleNode, lead: int, reductions: Sequence[ReducedLocation],
+                       dependences: isl.UnionMap | None) -> Epilogue | None:
+    """The band's reductions along member `lead`, combined over the threads, with the
+    statements that read their results (correlation's `stddev[j] /= float_n`, its
+    square root and its guard, at i = n in the band of the sum) run by the same
+    block after the combination: one launch where `distributed_tail` makes two.
+
+    The readers must come after every other instance of the band at the same values
+    of the loops around it and of the parallel members (their block and row of
+    threads): moved after all of those, they keep their place in the original order.
+    A scalar they share with the rest gets no copy per thread (schedule/private.py):
+    the thread that runs a reader need not be the one that wrote it."""
+    parts = _readers_apart(band, lead, reductions, dependences)
+    if parts is None:
+        return None
+    head, last = parts
+    found = reduction_member(_split(band, head, last).child(0).child(0), lead, reductions, dependences)
+    if not found or not _strictly_after(band, lead, head, last):
+        return None
+    return Epilogue(found, union_of([isl.UnionSet.from_set(s) for s in last]))
+
+
+def _readers_apart(band: isl.ScheduleNode, lead: int, reductions: Sequence[ReducedLocation],
+                   dependences: isl.UnionMap | None) -> tuple[list[isl.Set], list[isl.Set]] | None:
+    """The band's instances in two parts: the readers of the results of the reductions
+    along member `lead` (and their readers) last, the rest first; None where there
+    are none, or where a reader must run before another statement of the band."""
     if dependences is None or lead == 0 or lead >= min(3, band.band_n_member()):
         return None
     statements = statements_below(band)
@@ -99,10 +139,44 @@ def distributed_tail(band: isl.ScheduleNode, lead: int, reductions: Sequence[Red
         return None
     head = [s for s in sets_of(domain) if s.get_tuple_name() not in tail]
     last = [s for s in sets_of(domain) if s.get_tuple_name() in tail]
+    return head, last
+
+
+def _split(band: isl.ScheduleNode, head: list[isl.Set], last: list[isl.Set]) -> isl.ScheduleNode:
     filters = isl.UnionSetList.alloc(band.get_ctx(), 2)
     for part in (head, last):
         filters = filters.add(union_of([isl.UnionSet.from_set(s) for s in part]))
     return band.insert_sequence(filters)
+
+
+def _strictly_after(band: isl.ScheduleNode, lead: int, head: list[isl.Set], last: list[isl.Set]) -> bool:
+    """Whether each instance of `last` comes after every instance of `head` with the same
+    values of the loops around and of the members before `lead`: moved after all of
+    them, it keeps its place in the original order. It does where its value of member
+    `lead` is larger, or, where equal (gesummv's `y[i] = ...` at j = n - 1), where the
+    sequence below the band runs it in a later child."""
+    domain = band.get_domain()
+    key = band.get_prefix_schedule_union_map().intersect_domain(domain)
+    for k in range(lead):
+        key = key.flat_range_product(_member(band, k, domain))
+    first = union_of([isl.UnionSet.from_set(s) for s in head])
+    after = union_of([isl.UnionSet.from_set(s) for s in last])
+    member = _member(band, lead, domain)
+    pairs = _same(key).intersect_domain(first).intersect_range(after)
+    if not pairs.intersect(member.lex_gt_union_map(member)).is_empty():
+        return False
+    equal = pairs.intersect(_same(member))
+    if equal.is_empty():
+        return True
+    below = band.child(0)
+    if below.get_type() != isl.schedule_node_type.sequence:
+        return False
+    position = {}
+    for k in range(below.n_children()):
+        for name in statement_names(filter_instances(below.child(k))):
+            position[name] = k
+    return all(position.get(m.get_tuple_name(isl.dim_type.in_), -1)
+               < position.get(m.get_tuple_name(isl.dim_type.out), -1) for m in maps_of(equal) if not m.is_empty())
 
 
 def _reached(sources: set[str], edges: set[tuple[str, str]]) -> set[str]:
