@@ -442,6 +442,11 @@ def test_the_readers_of_a_sum_run_after_its_combination_with_what_depends_on_the
         text = (tmp_path / "chain_kernel.cu").read_text()
         final = text.index("stddev[b0] = stddev[b0] + shared_partial_stddev")
         assert final < text.index("__syncthreads();", final) < text.index("/= 50", final)
+    else:   # another work-item reads what thread x = 0 wrote: the barrier orders global memory
+        assert main([str(source), "--reductions", "--target=opencl", "-o", str(tmp_path / "chain_host.c")]) == 0
+        text = (tmp_path / "chain_host_kernel.cl").read_text()
+        fence = text.index("barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
+        assert text.count("CLK_GLOBAL_MEM_FENCE") == 1 and fence < text.index("/= 50")
     _verified(source, "--reductions", target=target)
 
 

@@ -29,8 +29,8 @@ from ..extract.model import Access, Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
 from ..isl_context import CallbackGuard
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
-from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, copy_statement, reduction_statement, reduction_steps,
-                      transfer_statement)
+from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, copy_statement, orders_global_memory, reduction_statement,
+                      reduction_steps, transfer_statement)
 from ..schedule import Kernel, ScheduledScop
 from ..schedule.device_loops import DEVICE_LOOP, FUSED_KERNELS
 from .statements import printed_tags
@@ -81,7 +81,10 @@ class CopyCall:
 
 @dataclass(frozen=True)
 class SyncCall:
-    pass
+    """A barrier of the block's threads; `global_memory`: it orders their global memory
+    accesses too (OpenCL says so; CUDA's `__syncthreads()` always does)."""
+
+    global_memory: bool = False
 
 
 @dataclass(frozen=True)
@@ -333,7 +336,7 @@ class _AstBuilder:
         elif name in self.transfers:
             call = self.transfers[name]
         else:
-            call = SyncCall()
+            call = SyncCall(orders_global_memory(name))
         key = f"call{len(self.result.calls)}"
         self.result.calls[key] = call
         return node.set_annotation(isl.Id(key, context=self.scop.ctx))

@@ -29,7 +29,7 @@ from ..options import Options
 from ..schedule import ScheduledScop
 from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
-from .ast import CopyCall, Launch, ReductionCall, ScopAst, StatementCall, TransferCall
+from .ast import Launch, ScopAst, StatementCall, SyncCall
 from .common import Calls, GeneratedFiles, KernelArgument, array_extents, box_in_c, cast, count, device_view
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
@@ -156,8 +156,9 @@ class _KernelCalls(Calls):
 
     def statements(self, key: str, loops: dict[str, tuple]) -> list[c_ast.Node]:
         call = self.ast.calls[key]
-        if not isinstance(call, StatementCall | CopyCall | TransferCall | ReductionCall):   # a barrier
-            return [call_node("barrier", c_ast.ID("CLK_LOCAL_MEM_FENCE"))]
+        if isinstance(call, SyncCall):
+            fences = "CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE" if call.global_memory else "CLK_LOCAL_MEM_FENCE"
+            return [call_node("barrier", c_ast.ID(fences))]
         nodes = super().statements(key, loops)
         if isinstance(call, StatementCall):
             for node in nodes:

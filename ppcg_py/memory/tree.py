@@ -12,7 +12,10 @@ instances:
   iteration (c0, .., cL-1) of the outer loops, `K_write_G[..]` stores it; a
   band over e orders them, unrolled for registers;
 - `K_sync_N[]` is a `__syncthreads()`: before the loads (the buffer may still be
-  read by the previous iteration), after them, and before the stores.
+  read by the previous iteration), after them, and before the stores;
+  `K_global_sync_N[]` orders global memory too (OpenCL's barriers order local
+  memory only, unless told): the one before a kernel's epilogue, which reads what
+  another thread of the block wrote there.
 
 A shared buffer's loads and stores are spread over the threads of a block
 (innermost array dimension to x, coalesced); a private buffer's are already a
@@ -248,12 +251,17 @@ def _combination(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, syn
     final = replace(group, copy_out=row.intersect_params(first.align_params(row.get_space())))
     pieces.append(_copy(kernel, final, level, prefix, read=False, unroll=False,
                         name=reduction_statement(kernel.name, group, "final")))
-    pieces.append(_sync(kernel, next(syncs), level))
+    pieces.append(_sync(kernel, next(syncs), level, global_memory=kernel.epilogue is not None))
     return pieces
 
 
-def _sync(kernel: Kernel, number: int, level: int) -> _Piece:
-    return _every_thread(kernel, f"{kernel.name}_sync_{number}", level)
+def _sync(kernel: Kernel, number: int, level: int, global_memory: bool = False) -> _Piece:
+    return _every_thread(kernel, f"{kernel.name}_{'global_' if global_memory else ''}sync_{number}", level)
+
+
+def orders_global_memory(sync: str) -> bool:
+    """Whether the barrier statement `sync` must order global memory as well."""
+    return "_global_sync_" in sync
 
 
 def _every_thread(kernel: Kernel, name: str, level: int) -> _Piece:
