@@ -160,3 +160,41 @@ def test_a_reader_of_another_column_keeps_a_kernel_of_its_own(tmp_path):
     kernels = _kernels(source, reductions=True)
     assert [_statements(k) for k in kernels] == [{"S_0", "S_1"}, {"S_2"}]
     _verified(source, "--reductions")
+
+
+EMPTY_SUM = """
+#include <stdio.h>
+static void f(int m, int n, double data[40][30], double mean[30])
+{
+#pragma scop
+  for (int j = 0; j < m; j++)
+    for (int i = 0; i < n; i++)
+      mean[j] += data[i][j];
+  for (int j = 0; j < m; j++)
+    mean[j] /= 3.0;
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  static double data[40][30], mean[30];
+  for (int i = 0; i < 40; i++) for (int j = 0; j < 30; j++) data[i][j] = (i * 3 + j) % 7;
+  for (int j = 0; j < 30; j++) mean[j] = j;
+  f(30, argc > 5 ? 40 : 0, data, mean);
+  f(30, 37, data, mean);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: mean\\n");
+  for (int j = 0; j < 30; j++) fprintf(stderr, "%0.17g\\n", mean[j]);
+  fprintf(stderr, "end   dump: mean\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+def test_a_division_after_a_sum_that_may_be_empty_keeps_every_instance(tmp_path):
+    """isl serializing the loops, the division joins the sum's band after its last i: for
+    n <= 0 there is no last i, and the division runs at i = 0 (the first call), else at
+    i = n (the second)."""
+    source = tmp_path / "empty_sum.c"
+    source.write_text(EMPTY_SUM)
+    (kernel,) = _kernels(source, reductions=True, serialize_sccs=True)
+    assert {s.get_tuple_name() for s in sets_of(kernel.epilogue)} == {"S_1"}
+    _verified(source, "--reductions", "--isl-schedule-serialize-sccs")

@@ -249,13 +249,17 @@ def _same_values(partial: isl.MultiUnionPwAff, n: int, theirs: isl.UnionSet,
 
 def _after_last(member: isl.UnionPwAff, theirs: isl.UnionSet, instances: isl.UnionSet) -> isl.UnionPwAff | None:
     """On `instances`: one more than the member's largest value over `theirs` (a
-    function of the parameters), or None where isl finds no such bound."""
+    function of the parameters; 0 for the parameters where `theirs` is empty, so that
+    every instance keeps a value), or None where isl finds no such bound."""
     values = isl.Set.from_union_set(isl.UnionMap.from_union_pw_aff(member).intersect_domain(theirs).range())
     largest = values.lexmax()
     if largest.is_empty() or not largest.is_bounded():
         return None
     ctx = member.get_ctx()
     shifted = largest.apply(isl.Map.read_from_str(ctx, "{ [v] -> [v + 1] }").align_params(largest.get_space()))
+    elsewhere = isl.Set.universe(shifted.params().get_space()).subtract(shifted.params())
+    zero = isl.Set.read_from_str(ctx, "{ [0] }").align_params(elsewhere.get_space())
+    shifted = shifted.union(zero.intersect_params(elsewhere.align_params(zero.get_space())))
     result = None
     for s in sets_of(instances):
         pieces = isl.Map.from_domain_and_range(s, shifted.align_params(s.get_space()).coalesce())

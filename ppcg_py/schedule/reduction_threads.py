@@ -171,12 +171,16 @@ def _strictly_after(band: isl.ScheduleNode, lead: int, head: list[isl.Set], last
     below = band.child(0)
     if below.get_type() != isl.schedule_node_type.sequence:
         return False
-    position = {}
+    children: dict[str, list[int]] = {}     # a statement's instances may lie in several children
     for k in range(below.n_children()):
         for name in statement_names(filter_instances(below.child(k))):
-            position[name] = k
-    return all(position.get(m.get_tuple_name(isl.dim_type.in_), -1)
-               < position.get(m.get_tuple_name(isl.dim_type.out), -1) for m in maps_of(equal) if not m.is_empty())
+            children.setdefault(name, []).append(k)
+    for m in maps_of(equal):
+        first, later = m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)
+        if not m.is_empty() and not (first in children and later in children
+                                     and max(children[first]) < min(children[later])):
+            return False
+    return True
 
 
 def _reached(sources: set[str], edges: set[tuple[str, str]]) -> set[str]:
