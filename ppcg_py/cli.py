@@ -90,6 +90,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "OpenCL: the threads of a block combine their partials in a fixed order) and the "
                         "rounding of the result may change. Integer reductions and min/max are exact and "
                         "always reassociated; -v lists the reduction loops found")
+    p.add_argument("--atomic-reductions", action="store_true",
+                   help="cuda: where several blocks sum into one location (a reduction with no parallel loop "
+                        "around it, spread over the GPU), each block adds its partial with atomicAdd (or "
+                        "atomicMin, ...) as it finishes: faster, but the order of a floating-point sum then "
+                        "changes from run to run. Without it the last block to finish adds the blocks' "
+                        "partials in block order: the same result on every run")
     p.add_argument("--no-device-loops", action="store_true",
                    help="cuda: launch every kernel from the host, even where kernels are small enough for "
                         "one block to run them in one launch: the serial loop around them (a device loop) "
@@ -224,7 +230,7 @@ def options_from(args: argparse.Namespace) -> Options:
                         if getattr(args, "dump_" + d.replace("-", "_"))),
         dump_after=tuple(args.dump_after),
         verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile, reductions=args.reductions,
-        device_loops=not args.no_device_loops,
+        atomic_reductions=args.atomic_reductions, device_loops=not args.no_device_loops,
         opencl_embed_kernel_code=args.opencl_embed_kernel_code,
         opencl_include_files=tuple(args.opencl_include_file),
         opencl_compiler_options=args.opencl_compiler_options, opencl_use_gpu=not args.opencl_no_use_gpu)

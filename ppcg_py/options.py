@@ -48,6 +48,10 @@ class Options:
     # --reductions: floating-point sums and products may be reassociated (exact reductions
     # always are); the C target runs their loops in parallel with OpenMP's `reduction`
     reductions: bool = False
+    # CUDA: where the blocks of a launch share a reduction's location (a sum over a loop with
+    # no parallel loop around it), each adds its partial with an atomic operation, in the
+    # order the blocks finish; without, the last block to finish adds them in block order
+    atomic_reductions: bool = False
     # CUDA with sizes chosen for the GPU: a serial host loop whose kernels are small, or
     # consecutive small kernels, run in one launch of one block (schedule/device_loops.py);
     # --no-device-loops: not

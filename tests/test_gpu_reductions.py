@@ -111,7 +111,7 @@ def test_exact_reductions_run_over_threads_by_default(tmp_path, t, init, update)
 
 SCALAR = """
 #include <stdio.h>
-#define N 37
+#define N 1037
 #define M 29
 static void f(int A[N][M], int s[1], int t[1])
 {
@@ -134,14 +134,127 @@ int main(void)
 """
 
 
-def test_a_whole_nest_summed_into_one_location_stays_right(tmp_path):
-    """Both loops carry the sum and nothing else is parallel: the SCoP is serial for the
-    host/kernel split (schedule/host.py sees no coincident member), so it runs as before,
-    on the host; only bands below parallel code get their reduction member mapped."""
+def test_a_whole_nest_summed_into_one_location_runs_over_the_blocks(tmp_path):
+    """Both loops carry the sum and nothing else is parallel: the outer loop (1,037 rows)
+    goes to the threads and blocks of one kernel (the inner one runs in each thread), and
+    the blocks' sums are combined by the last block; `s[0] = 0` and `t[0] = s[0] * 2` run
+    on the host. (Below 128 values a sum stays on the host: a launch costs more.)"""
     source = tmp_path / "scalar.c"
     source.write_text(SCALAR)
-    assert not any(k.reductions for k in _kernels(source))
+    (kernel,) = _kernels(source)
+    assert [r.statement for r in kernel.reductions] == ["S_1"] and kernel.reduction_over_blocks
     _verified(source)
+
+
+DOT = """
+#include <stdio.h>
+#define N @N@
+static void f(@T@ x[N], @T@ y[N], @T@ s[2])
+{
+#pragma scop
+  s[0] = @INIT@;
+  for (int t = 0; t < 3; t++) {
+    for (int i = 0; i < N; i++)
+      @UPDATE@;
+    s[1] = s[0];
+    y[t] = y[t] + 1;
+  }
+#pragma endscop
+}
+int main(void)
+{
+  static @T@ x[N], y[N], s[2];
+  for (int i = 0; i < N; i++) { x[i] = (@T@)(i % 7) * 3; y[i] = (@T@)(i % 5) - 2; }
+  f(x, y, s);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: s\\n%0.17g %0.17g\\nend   dump: s\\n==END   DUMP_ARRAYS==\\n",
+          (double)s[0], (double)s[1]);
+  return 0;
+}
+"""
+
+
+def _dot(tmp_path: Path, name: str, *, t="double", init="0", update="s[0] += x[i] * y[i]", n=100003) -> Path:
+    source = tmp_path / f"{name}.c"
+    source.write_text(DOT.replace("@T@", t).replace("@INIT@", init).replace("@UPDATE@", update)
+                      .replace("@N@", str(n)))
+    return source
+
+
+def test_a_dot_product_is_spread_over_the_blocks_and_summed_in_block_order(tmp_path):
+    """No parallel loop around the sum: its loop goes to the threads and to the blocks (one
+    wave of the card's threads at most). Each block stores its sum in a device buffer;
+    the last to count itself done (atomicInc, which wraps the count back to 0 for the
+    next launch: three launches here) adds the sums in block order. The host loop around
+    it launches it three times; 100,003 values, no multiple of the block or the warp."""
+    from ppcg_py.cli import main
+    source = _dot(tmp_path, "dot")
+    (kernel, *_) = [k for k in _kernels(source, reductions=True) if k.reductions]
+    assert kernel.reduction_over_blocks and kernel.sizes.grid[0] > 1
+    assert main([str(source), "--reductions", "-o", str(tmp_path / "dot.cu")]) == 0
+    text = (tmp_path / "dot_kernel.cu").read_text()
+    assert "__device__ double kernel0_partial_s_blocks[" in text and "__device__ unsigned int kernel0_partial_s_done;" in text
+    fence, ticket = text.index("__threadfence();"), text.index("atomicInc(&kernel0_partial_s_done, gridDim.x - 1u)")
+    assert fence < ticket < text.index("for (unsigned int b0_other = 0; b0_other < gridDim.x; b0_other++)")
+    _verified(source, "--reductions", nvcc=True)
+
+
+@pytest.mark.parametrize("t, init, update, atomic", [
+    ("double", "0", "s[0] += x[i] * y[i]", "atomicAdd"),
+    ("int", "1000000", "s[0] = s[0] < x[i] - y[i] ? s[0] : x[i] - y[i]", "atomicMin"),
+    ("int", "0", "s[0] ^= x[i] * y[i]", "atomicXor"),
+    ("double", "1", "s[0] *= 1.0 + (x[i] - 9) * 1e-7", None),      # no atomic multiplication
+])
+def test_atomic_reductions_add_each_blocks_sum_atomically(tmp_path, t, init, update, atomic):
+    from ppcg_py.cli import main
+    source = _dot(tmp_path, "atomic", t=t, init=init, update=update, n=20011)
+    args = ("--reductions", "--atomic-reductions")
+    assert main([str(source), *args, "-o", str(tmp_path / "atomic.cu")]) == 0
+    text = (tmp_path / "atomic_kernel.cu").read_text()
+    if atomic:
+        assert f"{atomic}(&s[0], shared_partial_s[0]);" in text and "atomicInc" not in text
+    else:
+        assert "atomicInc" in text
+    _verified(source, *args, nvcc=True)
+
+
+NEGATIVE_START = """
+#include <stdio.h>
+#define N 5003
+static void f(double x[N + 500], double s[1])
+{
+#pragma scop
+  for (int i = -500; i < N; i++)
+    s[0] += x[i + 500] * 0.5;
+#pragma endscop
+}
+int main(void)
+{
+  static double x[N + 500], s[1];
+  for (int i = 0; i < N + 500; i++) x[i] = (i % 7) * 0.5;
+  s[0] = 1.0;
+  f(x, s);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: s\\n%0.17g\\nend   dump: s\\n==END   DUMP_ARRAYS==\\n", s[0]);
+  return 0;
+}
+"""
+
+
+def test_blocks_without_values_to_sum_still_count_themselves_done(tmp_path):
+    """Tiles that may start below 0 go to blocks by congruence, over the whole grid: 64
+    blocks for 22 tiles. The blocks with nothing to sum store the identity and count
+    themselves done too, or the last count would never come and the sum never reach s."""
+    source = tmp_path / "negative_start.c"
+    source.write_text(NEGATIVE_START)
+    sizes = "{ kernel[0] -> tile[256]; kernel[0] -> block[256]; kernel[0] -> grid[64] }"
+    (kernel,) = _kernels(source, reductions=True, sizes=sizes, device_sizes=False)
+    assert kernel.reduction_over_blocks and kernel.sizes.grid == (64,)
+    _verified(source, "--reductions", "--sizes", sizes)
+
+
+def test_opencl_sums_a_dot_product_in_one_work_group(tmp_path):
+    """OpenCL has no spreading over work-groups: one work-group combines the sum."""
+    source = _dot(tmp_path, "dot_ocl", n=5003)
+    _verified(source, "--reductions", target="opencl")
 
 
 def test_a_location_read_inside_the_loop_is_no_reduction_loop(tmp_path):

@@ -91,7 +91,8 @@ class SyncCall:
 class ReductionCall:
     """A step of a reduction's combination over thread x (memory/tree.py `_combination`):
     `init` the thread's partial, `store` it in the shared buffer, `step` one level of
-    the tree (`stride`), `final` the fold of the row's sum into `target`."""
+    the tree (`stride`), `final` the fold of the row's sum into `target`; spread over
+    blocks, `blocks` the combination of the blocks' sums into `target` instead."""
 
     step: str
     partial: str                      # the thread's register (a one-element buffer)
@@ -105,6 +106,10 @@ class ReductionCall:
     target: Subscript | None = None
     owned: tuple[Ownership, ...] = ()
     warp: int = 0                     # lanes whose partials shuffles add before `store` (CUDA)
+    blocks: str = ""                  # spread over blocks: "ordered" or "atomic" (memory/groups.py)
+    block_id: str = ""                # spread over blocks: the block id along the reduction
+    block_partials: str = ""          # spread over blocks: the device buffer of the blocks' sums
+    blocks_done: str = ""             # spread over blocks: the count of blocks that stored theirs
 
 
 @dataclass(frozen=True)
@@ -283,7 +288,8 @@ class _AstBuilder:
             for g in kmem.groups:
                 if g.placement == "reduction":
                     block_x = self.kernels[kmem.kernel].sizes.block[-1]
-                    for step in ("init", "store", "final", *(f"step{s}" for s in reduction_steps(g, block_x))):
+                    last = "blocks" if g.blocks else "final"
+                    for step in ("init", "store", last, *(f"step{s}" for s in reduction_steps(g, block_x))):
                         self.reductions[reduction_statement(kmem.kernel, g, step)] = (g, kmem.kernel, step)
                 elif g.placement != "global":
                     self.copies[copy_statement(kmem.kernel, g, read=True)] = (g, True)
@@ -391,8 +397,11 @@ class _AstBuilder:
         kernel = self.kernels[kernel_name]
         call = ReductionCall(step.rstrip("0123456789"), group.name, group.partials, group.rank, group.reduction,
                              group.element_type, kernel.thread_ids, kernel.sizes.block,
-                             int(step[4:]) if step.startswith("step") else 0, warp=group.warp)
-        if step != "final":
+                             int(step[4:]) if step.startswith("step") else 0, warp=group.warp,
+                             blocks=group.blocks, block_id=kernel.block_ids[0] if group.blocks else "",
+                             block_partials=f"{kernel_name}_{group.block_partials}",
+                             blocks_done=f"{kernel_name}_{group.blocks_done}")
+        if step not in ("final", "blocks"):
             return call
         copy = self._copy(group, False, instance, build)    # the location, as a copy back would write it
         return replace(call, target=copy.target, owned=copy.owned)

@@ -6,7 +6,7 @@ import math
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import islpy as isl
@@ -24,7 +24,7 @@ from .common import function_name, grid_sizes, guarded, host_locals, kernel_argu
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
 from .device_loop import device_loop_kernel, device_loop_launch, id_declarations
-from .reductions import partial_declarations
+from .reductions import block_buffers, partial_declarations
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
 from .source import Source, escape_bytes_in_literals
 
@@ -41,6 +41,7 @@ class _KernelText:
     id_lines: list[str]
     body: list[str]
     max_threads: int   # threads per block: __launch_bounds__ keeps nvcc's register use launchable
+    buffers: list[str] = field(default_factory=list)   # file-scope device buffers, before the function
 
 
 def generate_cuda(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan, ScopAst]],
@@ -151,10 +152,12 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
         body = declarations + ([""] if declarations else []) + \
             c_lines(AstPrinter(calls.statements).statements(launch.body), "  ")
         kernel = launch.kernel
-        function = defined(name, body, args, _id_lines(kernel), math.prod(kernel.sizes.block[:len(kernel.thread_ids)]))
+        function = defined(name, body, args, _id_lines(kernel), math.prod(kernel.sizes.block[:len(kernel.thread_ids)]),
+                           block_buffers(name, memory.kernel(name).groups))
         return _launch(launch, function, args, scheduled.names.device)
 
-    def defined(name: str, body: list[str], args: list[KernelArgument], id_lines: list[str], threads: int) -> str:
+    def defined(name: str, body: list[str], args: list[KernelArgument], id_lines: list[str], threads: int,
+                buffers: list[str] = ()) -> str:
         """The function for this body of a kernel (or one-block launch): isl may generate
         its mark at several points of the host code, each time under what is known
         there, so one function per distinct body (kernelN, kernelN_1, ...)."""
@@ -162,7 +165,9 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
         variant = (body, parameter_list([a.declaration for a in args]))
         if variant not in seen:
             seen.append(variant)
-            kernels.append(_KernelText(function_name(name, len(seen) - 1), variant[1], id_lines, body, threads))
+            # the buffers go with the kernel's first function: its other bodies share them
+            kernels.append(_KernelText(function_name(name, len(seen) - 1), variant[1], id_lines, body, threads,
+                                       list(buffers) if len(seen) == 1 else []))
         return function_name(name, seen.index(variant))
 
     body = c_lines(AstPrinter(calls.statements, on_mark).statements(ast.root), indent + "    ")

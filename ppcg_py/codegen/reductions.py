@@ -22,6 +22,7 @@ from pycparser import c_ast
 from ..diagnostics import CompileError
 from ..isl_c import integer
 from ..memory import partials_per_row
+from ..memory.groups import ATOMIC_OPERATIONS
 from .ast import ReductionCall
 from .printer import declaration
 
@@ -62,7 +63,55 @@ def reduction_statement(call: ReductionCall, element: c_ast.Node | None) -> c_as
         update = c_ast.Assignment("=", _slot(call, here), combined(call.op, _slot(call, here), _slot(call, other)))
         return c_ast.If(condition, c_ast.Compound([update]), None)
     row = _slot(call, _slot_index(call, integer(0)))
+    if call.step == "blocks":
+        return _over_blocks(call, element, row)
     return c_ast.Assignment("=", element, combined(call.op, element, row))
+
+
+def _over_blocks(call: ReductionCall, element: c_ast.Node, row: c_ast.Node) -> c_ast.Node:
+    """The block's sum `row` folded into the location with the other blocks' (CUDA).
+
+    "atomic": one atomic update per block, in the order the blocks finish. "ordered":
+    the block stores its sum in the device buffer, makes it visible to the other blocks
+    (`__threadfence()`), and counts itself done; the block that counts last (atomicInc
+    wraps to 0 there, ready for the next launch) reads every block's sum, in block
+    order, and folds their total into the location: the same order whatever the order
+    in which the blocks ran."""
+    if call.blocks == "atomic":
+        return c_ast.FuncCall(c_ast.ID(ATOMIC_OPERATIONS[call.op]),
+                              c_ast.ExprList([c_ast.UnaryOp("&", element), row]))
+    last = c_ast.BinaryOp("-", c_ast.StructRef(c_ast.ID("gridDim"), ".", c_ast.ID("x")),
+                          c_ast.Constant("unsigned int", "1u"))
+    ticket = c_ast.FuncCall(c_ast.ID("atomicInc"), c_ast.ExprList(
+        [c_ast.UnaryOp("&", c_ast.ID(call.blocks_done)), last]))
+    total, other = f"{call.partial}_total", f"{call.block_id}_other"
+    volatile = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.PtrDecl([], c_ast.TypeDecl(
+        None, ["volatile"], None, c_ast.IdentifierType([call.element_type])))), c_ast.ID(call.block_partials))
+    summed = c_ast.For(
+        c_ast.DeclList([declaration(other, integer(0), type_name="unsigned int")]),
+        c_ast.BinaryOp("<", c_ast.ID(other), c_ast.StructRef(c_ast.ID("gridDim"), ".", c_ast.ID("x"))),
+        c_ast.UnaryOp("p++", c_ast.ID(other)),
+        c_ast.Assignment("=", c_ast.ID(total),
+                         combined(call.op, c_ast.ID(total), c_ast.ArrayRef(volatile, c_ast.ID(other)))))
+    return c_ast.Compound([
+        c_ast.Assignment("=", c_ast.ArrayRef(c_ast.ID(call.block_partials), c_ast.ID(call.block_id)), row),
+        c_ast.FuncCall(c_ast.ID("__threadfence"), c_ast.ExprList([])),
+        c_ast.If(c_ast.BinaryOp("==", ticket, last), c_ast.Compound([
+            declaration(total, identity(call.op, call.element_type), type_name=call.element_type),
+            summed,
+            c_ast.Assignment("=", element, combined(call.op, element, c_ast.ID(total)))]), None)])
+
+
+def block_buffers(kernel: str, groups) -> list[str]:
+    """The file-scope device buffers of the kernel's reductions spread over blocks: each
+    block's sum, and the count of the blocks done (zero when the module loads, and again
+    after each launch)."""
+    lines = []
+    for group in groups:
+        if group.placement == "reduction" and group.blocks == "ordered":
+            lines.append(f"__device__ {group.element_type} {kernel}_{group.block_partials}[{group.grid}];")
+            lines.append(f"__device__ unsigned int {kernel}_{group.blocks_done};")
+    return lines
 
 
 def partial_declarations(groups, storage: str) -> list[c_ast.Node]:

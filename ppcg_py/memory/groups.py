@@ -68,6 +68,10 @@ class ArrayGroup:
     reduction: str = ""           # "reduction": how the threads' partials combine (+ * & | ^ min max)
     warp: int = 0                 # "reduction": lanes whose partials a shuffle tree adds first (CUDA), or 0
     slots: int = 0                # "reduction": the shared buffer's partials (partials_per_row per row)
+    # "reduction" spread over the blocks of the launch: how their partials combine, "ordered"
+    # (the last block to finish adds them in block order) or "atomic" (each block adds its own)
+    blocks: str = ""
+    grid: int = 0                 # "reduction" spread over blocks: the most blocks a launch has
 
     def partials_per_row(self, block_x: int) -> int:
         return partials_per_row(block_x, self.warp)
@@ -76,6 +80,16 @@ class ArrayGroup:
     def partials(self) -> str:
         """A reduction group's shared buffer: one partial per thread of the block."""
         return f"shared_{self.name}"
+
+    @property
+    def block_partials(self) -> str:
+        """A reduction spread over blocks: the device buffer of the blocks' partials."""
+        return f"{self.name}_blocks"
+
+    @property
+    def blocks_done(self) -> str:
+        """A reduction spread over blocks: the count of the blocks that have stored theirs."""
+        return f"{self.name}_done"
 
     @property
     def rank(self) -> int:
@@ -145,7 +159,7 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
     (schedule/private.py) is one variable per thread, whatever its references'
     footprints."""
     references = _references(scop, kernel)
-    reductions = tuple(_reduction_group(scop, kernel, r, references, names.iterator, options.target == "cuda")
+    reductions = tuple(_reduction_group(scop, kernel, r, references, names.iterator, options)
                        for r in kernel.reductions)
     reduced = frozenset(r.array for r in kernel.reductions)
     # the location's other references in the kernel (an initialisation) stay in global
@@ -190,13 +204,16 @@ def _epilogue_arrays(scop: Scop, kernel: Kernel, references: list[_Reference]) -
 
 
 def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Reference],
-                     prefix: str, shuffles: bool) -> ArrayGroup:
+                     prefix: str, options: Options) -> ArrayGroup:
     """The location of a reduction whose member runs on thread x: a register per thread
     from above that member's tile loop (level: the host loops and the parallel members'
     tile loops) to after it, holding the thread's partial; then combined (tree.py).
-    With `shuffles` (CUDA), rows of whole warps first add their partials with warp
-    shuffles (no barrier, no shared memory), and only the warps' sums go through
-    shared memory."""
+    On CUDA, rows of whole warps first add their partials with warp shuffles (no
+    barrier, no shared memory), and only the warps' sums go through shared memory.
+    Spread over the blocks of the launch (a reduction with no parallel member), the
+    blocks' sums combine in block order, or atomically with --atomic-reductions where
+    CUDA has the atomic operation."""
+    shuffles = options.target == "cuda"
     refs = [r for r in references if r.tag in reduction.tags]
     level = kernel.host_depth + len(kernel.thread_ids) - 1
     elements = _per_level(kernel, _relation(refs), level, prefix, True)
@@ -206,11 +223,32 @@ def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Re
     array = scop.array(reduction.array)
     block = kernel.sizes.block
     warp = WARP if shuffles and block[-1] % WARP == 0 and array.element_type in SHUFFLED_TYPES else 0
+    blocks = "" if not kernel.reduction_over_blocks else \
+        "atomic" if options.atomic_reductions and _has_atomic(reduction.op, array.element_type) else "ordered"
+    across = {"": "", "ordered": ", then over the blocks: the last to finish adds their sums in block order",
+              "atomic": ", then over the blocks: each adds its sum atomically"}[blocks]
     return ArrayGroup(array.name, frozenset(r.tag for r in refs), "reduction", level=level, box=box,
                       copy_in=elements, copy_out=elements, element_type=array.element_type,
                       reason=f"reduction '{reduction.op}' over thread x: a partial per thread, combined "
-                             + ("by warp shuffles, then in shared memory" if warp else "in shared memory"),
-                      reduction=reduction.op, warp=warp, slots=math.prod(block[:-1]) * partials_per_row(block[-1], warp))
+                             + ("by warp shuffles, then in shared memory" if warp else "in shared memory") + across,
+                      reduction=reduction.op, warp=warp, slots=math.prod(block[:-1]) * partials_per_row(block[-1], warp),
+                      blocks=blocks, grid=kernel.sizes.grid[0] if blocks else 0)
+
+
+# CUDA's atomic read-modify-write operations (sm_60 and later) and the types they take
+ATOMIC_OPERATIONS = {"+": "atomicAdd", "&": "atomicAnd", "|": "atomicOr", "^": "atomicXor",
+                     "min": "atomicMin", "max": "atomicMax"}
+_ATOMIC_TYPES = {
+    "+": {"int", "unsigned int", "unsigned", "unsigned long long", "float", "double"},
+    "&": {"int", "unsigned int", "unsigned", "unsigned long long"},
+    "min": {"int", "unsigned int", "unsigned", "long long", "unsigned long long"},
+}
+_ATOMIC_TYPES["|"] = _ATOMIC_TYPES["^"] = _ATOMIC_TYPES["&"]
+_ATOMIC_TYPES["max"] = _ATOMIC_TYPES["min"]
+
+
+def _has_atomic(op: str, element_type: str) -> bool:
+    return element_type in _ATOMIC_TYPES.get(op, set())
 
 
 def _place_all(scop: Scop, kernel: Kernel, groups: list[_Group], options: Options,

@@ -239,18 +239,23 @@ def _combination(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, syn
     """After the reduction member's tile loop: each thread stores its partial in the
     shared buffer; a tree over thread x adds the row's partials (a barrier after each
     step); the row's first thread folds the sum into the location, for each location
-    a thread of the row touched; a last barrier before the buffer is used again."""
+    a thread of the row touched (spread over blocks: the block's sum joins the others'); a
+    last barrier before the buffer is used again."""
     pieces = [_reduction_piece(kernel, group, "store", level), _sync(kernel, next(syncs), level)]
     for stride in reduction_steps(group, kernel.sizes.block[-1]):
         pieces += [_reduction_piece(kernel, group, f"step{stride}", level), _sync(kernel, next(syncs), level)]
     row = group.copy_out     # the locations the thread's row touches; the row's thread x = 0 folds
-    x = row.find_dim_by_name(isl.dim_type.param, kernel.thread_ids[-1])
-    if x >= 0:
-        row = row.project_out(isl.dim_type.param, x, 1)
+    # spread over blocks, every block takes part in the blocks' combination, whether or not
+    # its tiles hold an instance (it then adds the identity): those the launch touches
+    for thread in (kernel.thread_ids[-1], *(kernel.block_ids[:1] if group.blocks else ())):
+        x = row.find_dim_by_name(isl.dim_type.param, thread)
+        if x >= 0:
+            row = row.project_out(isl.dim_type.param, x, 1)
     first = isl.Set.read_from_str(row.get_ctx(), f"[{kernel.thread_ids[-1]}] -> {{ : {kernel.thread_ids[-1]} = 0 }}")
     final = replace(group, copy_out=row.intersect_params(first.align_params(row.get_space())))
+    # spread over blocks, the row's sum goes to the blocks' combination (codegen/reductions.py)
     pieces.append(_copy(kernel, final, level, prefix, read=False, unroll=False,
-                        name=reduction_statement(kernel.name, group, "final")))
+                        name=reduction_statement(kernel.name, group, "blocks" if group.blocks else "final")))
     pieces.append(_sync(kernel, next(syncs), level, global_memory=kernel.epilogue is not None))
     return pieces
 

@@ -147,6 +147,23 @@ def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int, red
     return Choice(best, f"chosen for {gpu.name}: {_share(useful, gpu)} (PPCG's sizes: {_share(ppcg_useful, gpu)})")
 
 
+def spread_over_blocks(gpu: GpuTarget, choice: Choice, extent: int | None) -> Choice:
+    """`choice` for a reduction with no parallel member (a dot product's `s += x[i] *
+    y[i]`) with the reduction's tiles spread over blocks: as many as there are tiles, up
+    to one wave of the card's resident threads (each thread then sums several of the
+    loop's values); the blocks' partials are combined after the blocks' own
+    combinations (codegen/reductions.py). Unchanged where one block runs every tile."""
+    block = choice.sizes.block[-1]
+    tiles = math.ceil(extent / choice.sizes.tile[0]) if extent is not None else _GRID_CAP
+    blocks = min(tiles, max(1, gpu.resident_threads // block), _GRID_CAP)
+    if blocks <= 1:
+        return choice
+    useful = blocks * block if extent is None else min(extent, blocks * block)
+    return Choice(KernelSizes(choice.sizes.tile, choice.sizes.block, (blocks,)),
+                  f"chosen for {gpu.name}: {_share(useful, gpu)}, the sum spread over {blocks} blocks of {block} "
+                  "threads")
+
+
 def _points_per_thread(sizes: KernelSizes) -> int:
     """The points of one tile that each thread runs (their registers, when the memory
     stage keeps a thread's elements there)."""

@@ -28,6 +28,7 @@ what the device part wrote that the tail reads.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import islpy as isl
@@ -52,31 +53,33 @@ class HostEnds:
         return self.head | self.tail
 
 
-def host_ends(schedule: isl.Schedule) -> tuple[isl.Schedule, HostEnds]:
+def host_ends(schedule: isl.Schedule,
+              parallel: Callable[[isl.ScheduleNode], bool] = _has_parallelism) -> tuple[isl.Schedule, HostEnds]:
     """The serial head and tail of the SCoP's outermost sequence or set, and the
     schedule with an outermost set's serial children ordered after the others.
 
     A statement that must run on the host (it calls a function only the host has,
     extract/summaries.py and external.py) joins the head or tail in a serial child;
     one left between kernels, or in a child with parallelism, runs there on the
-    host, between copies of what it touches back and forth (memory/host_syncs.py)."""
+    host, between copies of what it touches back and forth (memory/host_syncs.py).
+    `parallel`: whether a subtree has work for the threads of a kernel."""
     root = schedule.get_root()
     if root.n_children() == 0:
         return schedule, HostEnds()
     top = root.child(0)
     kind = top.get_type()
     if kind not in (NT.sequence, NT.set):
-        if top.get_type() == NT.leaf or not _has_parallelism(top):
+        if top.get_type() == NT.leaf or not parallel(top):
             return schedule, HostEnds(head=statement_names(top.get_domain()))   # nothing parallel: all host
         return schedule, HostEnds()
     filters = [filter_instances(top.child(k)) for k in range(top.n_children())]
     # a child with parallelism is part of the device part even where it holds a
     # host-only statement too: that one runs on the host between kernels
-    parallel = [_has_parallelism(top.child(k)) for k in range(top.n_children())]
-    if not any(parallel):
+    parallel_children = [parallel(top.child(k)) for k in range(top.n_children())]
+    if not any(parallel_children):
         return schedule, HostEnds(head=statement_names(top.get_domain()))
     if kind == NT.set:
-        serial = [f for f, p in zip(filters, parallel) if not p]
+        serial = [f for f, p in zip(filters, parallel_children) if not p]
         if not serial:
             return schedule, HostEnds()
         tail = union_of(serial)
@@ -85,8 +88,8 @@ def host_ends(schedule: isl.Schedule) -> tuple[isl.Schedule, HostEnds]:
         except isl.Error:
             return schedule, HostEnds()
         return schedule, HostEnds(tail=statement_names(tail))
-    first = parallel.index(True)
-    last = len(parallel) - 1 - parallel[::-1].index(True)
+    first = parallel_children.index(True)
+    last = len(parallel_children) - 1 - parallel_children[::-1].index(True)
     head = statement_names(union_of(filters[:first])) if first > 0 else frozenset()
     tail = statement_names(union_of(filters[last + 1:])) if last + 1 < len(filters) else frozenset()
     return schedule, HostEnds(head, tail)

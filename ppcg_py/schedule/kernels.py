@@ -21,7 +21,8 @@ from ..isl_context import (band_tiled, filter_instances, node_at, sets_of, state
 from ..names import Names
 from ..options import Options
 from .device_loops import DEVICE_LOOP, FUSED_KERNELS, device_loop_block, device_loop_sizes, fused_block
-from .device_sizes import DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero
+from .device_sizes import (DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero,
+                           spread_over_blocks)
 from .reduction_threads import ReducedLocation, distributed_tail, reduction_epilogue, reduction_member
 from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
 
@@ -59,6 +60,9 @@ class Kernel:
     reductions: tuple[ReducedLocation, ...] = ()  # combined over thread x (schedule/reduction_threads.py)
     # instances that read the reductions' results: run after the combination (memory/tree.py)
     epilogue: isl.UnionSet | None = None
+    # the reduction member's tiles spread over the blocks too: the blocks' partials are
+    # combined after each block's own combination (codegen/reductions.py)
+    reduction_over_blocks: bool = False
     # the one-block launch it runs in: a device loop's or fused kernels' (schedule/device_loops.py)
     launched_in: str | None = None
 
@@ -173,12 +177,7 @@ class KernelMapper:
         return self._reduction_bands[key]
 
     def _long_reduction(self, band: isl.ScheduleNode) -> bool:
-        if not reduction_member(band, 0, self.reductions, self.dependences):
-            return False
-        if self.device is None:
-            return True
-        extent = band_extents(band, self.device.in_bounds)[0]
-        return extent is None or extent >= _MIN_REDUCTION_THREADS
+        return long_reduction(band, self.reductions, self.dependences, self.device)
 
     def _holds_pinned(self, node: isl.ScheduleNode) -> bool:
         return bool(self.pinned) and bool(statements_below(node) & self.pinned)
@@ -342,12 +341,19 @@ class KernelMapper:
         if self._loop_threads is not None:
             return (device_loop_sizes(band.band_n_member(), lead, reduction, self._loop_threads),
                     f"one block of {self._loop_threads} threads")
+        spread = reduction and lead == 0 and self.options.target == "cuda"
         if self.device is not None and self.device.choose and not given_sizes(self.sizes, index):
-            choice = choose_sizes(self.device.gpu, band_extents(band, self.device.in_bounds), lead, reduction)
+            extents = band_extents(band, self.device.in_bounds)
+            choice = choose_sizes(self.device.gpu, extents, lead, reduction)
+            if spread:
+                choice = spread_over_blocks(self.device.gpu, choice, extents[0])
             return choice.sizes, choice.reason
-        # three block dimensions where the user's grid lists three (what --dump-sizes printed)
+        # three block dimensions where the user's grid lists three (what --dump-sizes printed);
+        # a grid for a reduction with no parallel member spreads it over blocks
         grid = user_sizes(self.sizes, index, "grid")
         n_blocks, n_threads = min(3 if grid is not None and len(grid) >= 3 else 2, lead), min(3, lead + reduction)
+        if spread and grid is not None:
+            n_blocks = 1
         sizes = kernel_sizes(self.options, self.sizes, index, band.band_n_member(), n_threads, n_blocks)
         if grid is None and self.device is not None and may_start_below_zero(band, n_blocks):
             # PPCG's grid (32768 blocks in one dimension) is launched whole where the tiles
@@ -397,12 +403,34 @@ class KernelMapper:
                         inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain),
                         thread_filter=thread_filter, point_schedule=untiled,
                         host_schedule=host_schedule, sizes_reason=reason, reductions=reductions,
-                        epilogue=epilogue)
+                        epilogue=epilogue, reduction_over_blocks=bool(reductions) and n_blocks > lead)
         self.kernels.append(kernel)
         node = node.insert_filter(thread_filter)           # each thread runs its points
         node = node.parent().parent()                      # back at the block filter
         node = node.insert_context(_id_ranges(ctx, block_ids + thread_ids, sizes.grid + sizes.block, host_depth))
         return node.insert_mark(isl.Id(kernel.name, context=ctx))
+
+
+def long_reduction(band: isl.ScheduleNode, reductions: Sequence[ReducedLocation], dependences: isl.UnionMap | None,
+                   device: DeviceSizing | None) -> bool:
+    """Whether the threads of a kernel may combine the reductions along the band's first
+    member, over enough values to be worth a launch of their own."""
+    if not reductions or band.band_member_get_coincident(0) \
+            or not reduction_member(band, 0, reductions, dependences):
+        return False
+    if device is None:
+        return True
+    extent = band_extents(band, device.in_bounds)[0]
+    return extent is None or extent >= _MIN_REDUCTION_THREADS
+
+
+def threads_below(node: isl.ScheduleNode, reductions: Sequence[ReducedLocation], dependences: isl.UnionMap | None,
+                  device: DeviceSizing | None) -> bool:
+    """Whether some band below `node` has a parallel member, or a first member whose
+    reductions threads may combine (a dot product: work for a kernel, not the host)."""
+    if node.get_type() == NT.band and (any(_coincident(node)) or long_reduction(node, reductions, dependences, device)):
+        return True
+    return any(threads_below(node.child(k), reductions, dependences, device) for k in range(node.n_children()))
 
 
 def _runs(flags: list[bool]) -> list[tuple[int, int]]:
