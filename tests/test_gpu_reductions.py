@@ -286,6 +286,21 @@ def test_user_sizes_that_wrap_or_are_no_power_of_two(tmp_path, sizes):
     _verified(source, "--sizes", sizes)
 
 
+# the main() of the programs that sum rows into out[] and read them into last[]
+LAST_MAIN = """
+int main(void)
+{
+  static int A[N][M], out[N], last[N];
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) A[i][j] = (i * 3 + j * 7) % 11 - 4;
+  f(A, out, last);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: last\\n");
+  for (int i = 0; i < N; i++) fprintf(stderr, "%d %d\\n", out[i], last[i]);
+  fprintf(stderr, "end   dump: last\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
 LAST = """
 #include <stdio.h>
 #define N 40
@@ -303,17 +318,7 @@ static void f(int A[N][M], int out[N], int last[N])
   }
 #pragma endscop
 }
-int main(void)
-{
-  static int A[N][M], out[N], last[N];
-  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) A[i][j] = (i * 3 + j * 7) % 11 - 4;
-  f(A, out, last);
-  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: last\\n");
-  for (int i = 0; i < N; i++) fprintf(stderr, "%d %d\\n", out[i], last[i]);
-  fprintf(stderr, "end   dump: last\\n==END   DUMP_ARRAYS==\\n");
-  return 0;
-}
-"""
+""" + LAST_MAIN
 
 
 def test_a_location_read_after_the_last_update_in_the_band_runs_after_the_combination(tmp_path):
@@ -347,17 +352,7 @@ static void f(int A[N][M], int out[N], int last[N])
   }
 #pragma endscop
 }
-int main(void)
-{
-  static int A[N][M], out[N], last[N];
-  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) A[i][j] = (i * 3 + j * 7) % 11 - 4;
-  f(A, out, last);
-  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: last\\n");
-  for (int i = 0; i < N; i++) fprintf(stderr, "%d %d\\n", out[i], last[i]);
-  fprintf(stderr, "end   dump: last\\n==END   DUMP_ARRAYS==\\n");
-  return 0;
-}
-"""
+""" + LAST_MAIN
 
 
 def test_a_reader_of_the_sum_that_shares_a_scalar_with_it_keeps_the_sum_in_one_thread(tmp_path):
