@@ -545,6 +545,9 @@ def test_the_readers_of_a_sum_run_after_its_combination_with_what_depends_on_the
     source.write_text(CHAIN)
     (kernel,) = _kernels(source, reductions=True)
     assert {s.get_tuple_name() for s in _sets(kernel.epilogue)} == {"S_2", "S_3", "S_4"}
+    scop = extract_scops(str(source), new_context())[0]
+    notes = schedule_scop(scop, Options(device_sizes=True, reductions=True, verbose=True)).notes
+    assert "kernel0: S_2, S_3, S_4 read the result after the combination, in the same kernel" in notes
     if target == "cuda":
         assert main([str(source), "--reductions", "-o", str(tmp_path / "chain.cu")]) == 0
         text = (tmp_path / "chain_kernel.cu").read_text()

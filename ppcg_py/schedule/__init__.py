@@ -10,7 +10,7 @@ from ..diagnostics import Diagnostics
 from ..extract.model import Scop
 from ..gpu_targets import GPUS
 from ..isl_budget import isl_failure
-from ..isl_context import sets_of
+from ..isl_context import sets_of, statement_names
 from ..names import Names
 from ..options import Options
 from .absorb import absorb_loop_free
@@ -213,8 +213,13 @@ def gpu_reduction_notes(scop: Scop, kernels: Sequence[Kernel], would: Sequence[K
     lines = []
     combined = {r.statement for k in kernels for r in k.reductions}
     for k in kernels:
-        lines += [_reduction_line(found[r.statement], f"the threads of {k.name} combine it over thread x")
+        lines += [_reduction_line(found[r.statement], f"the threads of {k.name} combine it over thread x"
+                                  + (", then its blocks" if k.reduction_over_blocks else ""))
                   for r in k.reductions]
+        if k.epilogue is not None:
+            readers = sorted(statement_names(k.epilogue), key=lambda name: int(name.split("_")[-1]))
+            lines.append(f"{k.name}: {', '.join(readers)} {'reads' if len(readers) == 1 else 'read'} the result "
+                         "after the combination, in the same kernel")
     for k in would or ():
         lines += [_reduction_line(found[r.statement], f"serial; with --reductions the threads of {k.name} "
                                   "would combine it") for r in k.reductions if r.statement not in combined]
