@@ -7,7 +7,7 @@ A `--ctx` is only ever one the program's actual parameter values satisfy.
 A quarter of the cases are compiled for the C target (`--target=c --openmp`, half
 of them with `--tile`), a fifth for OpenCL (run on PoCL; as CUDA where no OpenCL
 runtime is installed, see runner.run_file), the others for CUDA. Three in ten get
-`--reductions`. `python -m fuzz --target T` gives every case the target `T` instead
+`--reductions`, one in ten `--atomic-reductions`. `python -m fuzz --target T` gives every case the target `T` instead
 (`c`: the C target, always with `--tile`; `opencl`; `cuda`), to aim a campaign at one.
 Half of the tiled C cases name small register blocks (`register[R, C]` in `--sizes`).
 """
@@ -74,6 +74,10 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
     # its own as the target: the other options of a seed stay what they were
     if random.Random(f"reductions:{seed}").random() < 0.3:
         args.append("--reductions")
+    # blocks that add their sums atomically (CUDA, where a sum is spread over blocks), from a
+    # generator of its own: the other options of a seed stay what they were
+    if random.Random(f"atomic:{seed}").random() < 0.1:
+        args.append("--atomic-reductions")
     # the target last, from a generator of its own: the CUDA options of a seed stay what they were
     if only is not None:
         chosen = list(TARGETS[only])
