@@ -672,3 +672,74 @@ def test_an_update_of_the_sum_after_it_leaves_the_sum_to_the_threads(tmp_path):
     assert [r.statement for r in kernel.reductions] == ["S_0"]
     assert {s.get_tuple_name() for s in _sets(kernel.epilogue)} == {"S_1"}
     _verified(source, "--reductions")
+
+
+# an epilogue under two parallel loops (a block row per (i, j)): 63 sums of 1,003 terms
+TWO_PARALLEL = """#include <stdio.h>
+#define N 9
+#define M 7
+#define K 1003
+static void f(double A[N][M][K], double s[N][M], double t[N][M])
+{
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < M; j++) {
+      s[i][j] = 1.0;
+      for (int k = 0; k < K; k++)
+        s[i][j] += A[i][j][k] * 0.25;
+      t[i][j] = s[i][j] * 2 + i;
+    }
+#pragma endscop
+}
+int main(void)
+{
+  static double A[N][M][K], s[N][M], t[N][M];
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) for (int k = 0; k < K; k++) A[i][j][k] = (i * 3 + j * 5 + k) % 13;
+  f(A, s, t);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: t\\n");
+  for (int i = 0; i < N; i++) for (int j = 0; j < M; j++) fprintf(stderr, "%0.17g %0.17g\\n", s[i][j], t[i][j]);
+  fprintf(stderr, "end   dump: t\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+# max and + over blocks, each its own kernel, under a host loop whose sums shrink, with a
+# parameter: every launch reads the count back at 0
+SHRINKING = """#include <stdio.h>
+#include <math.h>
+static void f(int n, double x[20000], double s[1], int c[1])
+{
+#pragma scop
+  for (int t = 1; t < 4; t++) {
+    for (int i = 0; i < n - t * 100; i++) {
+      s[0] = fmax(s[0], x[i] * t);
+      c[0] += (int)x[i] % 3;
+    }
+    x[t] = s[0] * 0.5;
+  }
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  static double x[20000], s[1];
+  static int c[1];
+  for (int i = 0; i < 20000; i++) x[i] = (double)((i * 37) % 1001) - 500;
+  s[0] = -1e30;
+  f(argc > 3 ? 10 : 19991, x, s, c);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: s\\n%0.17g %d %0.17g\\nend   dump: s\\n==END   DUMP_ARRAYS==\\n", s[0], c[0], x[2]);
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("name, text", [("two_parallel", TWO_PARALLEL), ("shrinking", SHRINKING)])
+def test_epilogues_and_sums_over_blocks_in_other_shapes(tmp_path, name, text):
+    source = tmp_path / f"{name}.c"
+    source.write_text(text)
+    kernels = [k for k in _kernels(source, reductions=True) if k.reductions]
+    if name == "two_parallel":
+        assert len(kernels) == 1 and kernels[0].epilogue is not None and len(kernels[0].block_ids) == 2
+    else:
+        assert len(kernels) == 2 and all(k.reduction_over_blocks for k in kernels)
+    _verified(source, "--reductions")
+    _verified(source, "--reductions", "--atomic-reductions", nvcc=True)
