@@ -399,8 +399,8 @@ class _AstBuilder:
                              group.element_type, kernel.thread_ids, kernel.sizes.block,
                              int(step[4:]) if step.startswith("step") else 0, warp=group.warp,
                              blocks=group.blocks, block_id=kernel.block_ids[0] if group.blocks else "",
-                             block_partials=f"{kernel_name}_{group.block_partials}",
-                             blocks_done=f"{kernel_name}_{group.blocks_done}")
+                             block_partials=group.block_partials(kernel_name),
+                             blocks_done=group.blocks_done(kernel_name))
         if step not in ("final", "blocks"):
             return call
         copy = self._copy(group, False, instance, build)    # the location, as a copy back would write it

@@ -109,8 +109,8 @@ def block_buffers(kernel: str, groups) -> list[str]:
     lines = []
     for group in groups:
         if group.placement == "reduction" and group.blocks == "ordered":
-            lines.append(f"__device__ {group.element_type} {kernel}_{group.block_partials}[{group.grid}];")
-            lines.append(f"__device__ unsigned int {kernel}_{group.blocks_done};")
+            lines.append(f"__device__ {group.element_type} {group.block_partials(kernel)}[{group.grid}];")
+            lines.append(f"__device__ unsigned int {group.blocks_done(kernel)};")
     return lines
 
 

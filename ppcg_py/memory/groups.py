@@ -81,15 +81,13 @@ class ArrayGroup:
         """A reduction group's shared buffer: one partial per thread of the block."""
         return f"shared_{self.name}"
 
-    @property
-    def block_partials(self) -> str:
-        """A reduction spread over blocks: the device buffer of the blocks' partials."""
-        return f"{self.name}_blocks"
+    def block_partials(self, kernel: str) -> str:
+        """A reduction spread over blocks: the file-scope device buffer of the blocks' partials."""
+        return f"{kernel}_{self.name}_blocks"
 
-    @property
-    def blocks_done(self) -> str:
+    def blocks_done(self, kernel: str) -> str:
         """A reduction spread over blocks: the count of the blocks that have stored theirs."""
-        return f"{self.name}_done"
+        return f"{kernel}_{self.name}_done"
 
     @property
     def rank(self) -> int:

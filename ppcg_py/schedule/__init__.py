@@ -16,7 +16,7 @@ from ..options import Options
 from .absorb import absorb_loop_free
 from .dependences import Dependences, compute_dependences, untagged
 from .bounded import compute_with_timeout
-from .kernels import Kernel, KernelMapper, threads_below
+from .kernels import Kernel, KernelMapper, long_reduction, threads_below
 from .parallel import mark_coincident, respects
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .private import changed_values, privatize
@@ -166,8 +166,8 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     while True:
         schedule = compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
         schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
-        schedule, ends = host_ends(schedule, lambda node: threads_below(node, reductions if serial_sums else (),
-                                                                        every, device))
+        schedule, ends = host_ends(schedule, lambda node: threads_below(
+            node, lambda band: serial_sums and long_reduction(band, reductions, every, device)))
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
                                        host_only, every, device, reductions, serial_sums)
         if kernels is None:     # a host-only statement the mapper could not keep out of a kernel

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ..isl_context import filter_instances, node_at, sets_of, statement_names, tree_position, union_set_list
-from .kernels import _has_parallelism, _leading_coincident
+from .kernels import _leading_coincident, threads_below
 
 NT = isl.schedule_node_type
 
@@ -63,7 +63,7 @@ class _Unsupported(Exception):
 def _visit(node: isl.ScheduleNode, deps: isl.UnionMap, host: frozenset[str]) -> isl.ScheduleNode:
     """Absorb below `node` down to the kernels (bands with a leading parallel member)."""
     kind = node.get_type()
-    if kind == NT.band and (_leading_coincident(node) > 0 or not _has_parallelism(node)):
+    if kind == NT.band and (_leading_coincident(node) > 0 or not threads_below(node)):
         return node     # a kernel, or a subtree that is one single-thread kernel anyway
     if kind in (NT.sequence, NT.set):
         while True:

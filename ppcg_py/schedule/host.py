@@ -35,7 +35,7 @@ import islpy as isl
 
 from ..extract.model import Scop, Statement
 from ..isl_context import filter_instances, statement_names, union_of
-from .kernels import _has_parallelism
+from .kernels import threads_below
 
 NT = isl.schedule_node_type
 
@@ -54,7 +54,7 @@ class HostEnds:
 
 
 def host_ends(schedule: isl.Schedule,
-              parallel: Callable[[isl.ScheduleNode], bool] = _has_parallelism) -> tuple[isl.Schedule, HostEnds]:
+              parallel: Callable[[isl.ScheduleNode], bool] = threads_below) -> tuple[isl.Schedule, HostEnds]:
     """The serial head and tail of the SCoP's outermost sequence or set, and the
     schedule with an outermost set's serial children ordered after the others.
 

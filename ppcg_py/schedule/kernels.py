@@ -160,9 +160,7 @@ class KernelMapper:
         reductions the threads of a block may combine (gramschmidt's `nrm += A[i][k] *
         A[i][k]` over i, between serial statements: one block of threads instead of one
         thread, at the cost of launches of their own for the statements around it)."""
-        if node.get_type() == NT.band and (any(_coincident(node)) or self._reduction_band(node)):
-            return True
-        return any(self._parallel(node.child(k)) for k in range(node.n_children()))
+        return threads_below(node, self._reduction_band)
 
     def _reduction_band(self, band: isl.ScheduleNode) -> bool:
         """Whether the band's first member is sequential only through reductions the
@@ -173,11 +171,8 @@ class KernelMapper:
         # decide the answer (whatever the order of the sequences above it)
         key = (band.get_domain().to_str(), band.band_get_partial_schedule().to_str())
         if key not in self._reduction_bands:
-            self._reduction_bands[key] = self._long_reduction(band)
+            self._reduction_bands[key] = long_reduction(band, self.reductions, self.dependences, self.device)
         return self._reduction_bands[key]
-
-    def _long_reduction(self, band: isl.ScheduleNode) -> bool:
-        return long_reduction(band, self.reductions, self.dependences, self.device)
 
     def _holds_pinned(self, node: isl.ScheduleNode) -> bool:
         return bool(self.pinned) and bool(statements_below(node) & self.pinned)
@@ -424,13 +419,15 @@ def long_reduction(band: isl.ScheduleNode, reductions: Sequence[ReducedLocation]
     return extent is None or extent >= _MIN_REDUCTION_THREADS
 
 
-def threads_below(node: isl.ScheduleNode, reductions: Sequence[ReducedLocation], dependences: isl.UnionMap | None,
-                  device: DeviceSizing | None) -> bool:
-    """Whether some band below `node` has a parallel member, or a first member whose
-    reductions threads may combine (a dot product: work for a kernel, not the host)."""
-    if node.get_type() == NT.band and (any(_coincident(node)) or long_reduction(node, reductions, dependences, device)):
+def threads_below(node: isl.ScheduleNode,
+                  reduction_band: Callable[[isl.ScheduleNode], bool] | None = None) -> bool:
+    """Whether some band at or below `node` has a parallel member, or is a
+    `reduction_band`: one whose first member the threads of a kernel may combine (a dot
+    product: work for a kernel, not the host)."""
+    if node.get_type() == NT.band and (any(_coincident(node)) or (reduction_band is not None
+                                                                  and reduction_band(node))):
         return True
-    return any(threads_below(node.child(k), reductions, dependences, device) for k in range(node.n_children()))
+    return any(threads_below(node.child(k), reduction_band) for k in range(node.n_children()))
 
 
 def _runs(flags: list[bool]) -> list[tuple[int, int]]:
@@ -525,12 +522,6 @@ def _leading_sequential(node: isl.ScheduleNode) -> int:
             break
         count += 1
     return count
-
-
-def _has_parallelism(node: isl.ScheduleNode) -> bool:
-    if node.get_type() == NT.band and any(_coincident(node)):
-        return True
-    return any(_has_parallelism(node.child(k)) for k in range(node.n_children()))
 
 
 def _prefix_map(mupa: isl.MultiUnionPwAff, n: int) -> isl.UnionMap | None:
