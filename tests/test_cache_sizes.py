@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from ppcg_py.schedule.cache_sizes import Caches, cache_tile_sizes, host_caches, worth_tiling
+from ppcg_py.schedule.cache_sizes import Caches, blocked_tile_sizes, cache_tile_sizes, host_caches, worth_tiling
 from ppcg_py.schedule.point_order import access_steps, point_order
 
 from polybench_cases import POLYBENCH, kernel_source
@@ -125,3 +125,21 @@ def test_the_parallel_member_keeps_enough_tiles_for_the_threads():
     parallel = order[-1]
     assert cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024), parallel=parallel) == (32, 32)
     assert cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024))[parallel] > 32
+
+
+@pytest.mark.parametrize("caches, element, expected", [
+    # gemm's band (i, j, k), 2 x 24 blocks: k's tile of B (k x 48) in 5/8 of L1, the
+    # rows' tile of A (rows x k) in 1/8 of L2
+    (Caches(32 * 1024, 1024 * 1024), 8, (256, 48, 48)),
+    (Caches(32 * 1024, 512 * 1024), 8, (128, 48, 48)),
+    (Caches(48 * 1024, 2048 * 1024), 8, (256, 48, 80)),
+    (Caches(32 * 1024, 128 * 1024), 8, (64, 48, 48)),     # never fewer rows than 64
+    (Caches(4 * 1024, 1024 * 1024), 8, (256, 48, 16)),    # never fewer than 16 steps of k
+    (Caches(32 * 1024, 1024 * 1024), 4, (256, 48, 96)),
+])
+def test_wide_blocks_size_the_tile_for_the_operands_in_l1_and_l2(caches, element, expected):
+    assert blocked_tile_sizes((32, 64, 32), (0, 2), (1, 24), True, element, caches) == expected
+
+
+def test_gathering_blocks_keep_the_model_sizes_in_whole_blocks():
+    assert blocked_tile_sizes((32, 30, 32), (0, 4), (1, 8), False) == (32, 24, 32)

@@ -49,7 +49,7 @@ from .parallel import strict_coincidence
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
 from .private import changed_values, privatize
-from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, worth_tiling
+from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
 from .point_order import FAR, access_steps, permuted, point_order
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
 from .sizes import kernel_sizes, user_sizes
@@ -296,7 +296,8 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     points, plan = blocks(tile, aligned=not walk.options.cache_tiles)
     if plan is not None and walk.options.cache_tiles and (fitted := blocked_tile_sizes(
             tile, (order.order[plan.rows_member], plan.extents[0]),
-            (order.order[plan.columns_member], plan.extents[1]), contiguous)) != tile:
+            (order.order[plan.columns_member], plan.extents[1]), contiguous,
+            element_bytes(walk.scop.array(plan.array).element_type))) != tile:
         tile = fitted
         points, plan = blocks(tile)
     walk.tiles.append(tile)
