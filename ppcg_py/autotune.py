@@ -13,7 +13,8 @@ of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
   the columns, the reverse, none). A band of one or
   two members tries every combination of the candidates (8 to 512); a band of
   three or more tries one member at a time, since the full product (343 variants
-  a band) would not fit a budget of minutes. Variants near the current best come
+  a band) would not fit a budget of minutes, each member also at half and twice
+  its current size (the model's whole register blocks: 48, 96). Variants near the current best come
   first, so a budget that ends early has spent itself where gains are likely. The
   bands are swept again while a sweep improves the best.
 - **The time**: the median of a few runs, each timed as a whole (the program's
@@ -457,12 +458,15 @@ def _distance(a: Sequence[int], b: Sequence[int]) -> float:
 def band_variants(current: tuple[int, ...], candidates: Sequence[int],
                   member: int | None = None) -> list[tuple[int, ...]]:
     """A band's tile shapes to try, nearest the current one first: with `member` None,
-    every combination of the candidates; else that member's candidates, the others as
-    they are."""
+    every combination of the candidates; else that member's candidates and half and
+    twice its current size (the cache model's sizes are whole register blocks, 48 or
+    96, which no power of two is), the others as they are."""
     if member is None:
         return sorted(product(candidates, repeat=len(current)), key=lambda shape: _distance(shape, current))
+    size = current[member]
+    values = set(candidates) | {size * 2} | ({size // 2} if size % 2 == 0 and size >= 8 else set())
     return [current[:member] + (v,) + current[member + 1:]
-            for v in sorted(candidates, key=lambda v: _distance((v,), (current[member],)))]
+            for v in sorted(values, key=lambda v: (_distance((v,), (size,)), v))]
 
 
 def register_variants(current: tuple[int, ...]) -> list[tuple[int, ...]]:

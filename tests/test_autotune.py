@@ -161,6 +161,8 @@ def test_band_variants_come_nearest_first():
     assert pairs[0] == (32, 32) and set(pairs[-1]) <= {8, 128} and len(pairs) == 9
     # a band of three members: one member at a time
     assert band_variants((32, 32, 32), (16, 32, 64), member=1) == [(32, 32, 32), (32, 16, 32), (32, 64, 32)]
+    # a member's own half and double join the candidates: whole blocks of 24 columns
+    assert [shape[1] for shape in band_variants((256, 48, 48), (32, 64), member=1)] == [64, 32, 24, 96]
 
 
 def test_a_variant_that_prints_something_else_is_discarded():
