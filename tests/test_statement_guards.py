@@ -6,9 +6,12 @@ same unless `ast_build_group_coscheduled` is on, which keeps instances that shar
 schedule point in one place, here inside the loop over k under a guard on k. The
 option is needed only above kernel marks (a launch runs every instance of its kernel
 at its host values, so a mark generated twice runs them twice):
-`codegen.ast.ast_from_tree` turns it on there only. On the C target the point loops
+`codegen.ast.ast_from_tree` turns it on there only, but it stays on inside kernels
+too (see GROUPED_IN_KERNELS), so in a kernel the schedule itself puts the statements
+apart: the point loops after the thread-mapped ones are sunk into the statements'
+sequence (`schedule.distribute.statements_apart`). On the C target the point loops
 are reordered to `i, k, j`, which interleaves the two statements along j: there the
-innermost loop is distributed over them (`schedule.distribute`).
+innermost loop is distributed over them (`schedule.distribute.distributed`).
 """
 from __future__ import annotations
 
@@ -156,8 +159,8 @@ def _generated(cfg: VerifyConfig, out_dir: Path) -> str:
     return generated_files(cfg.source, out_dir)[1].read_text()
 
 
-@pytest.mark.xfail(reason=GROUPED_IN_KERNELS, strict=True)
 def test_gemm_kernel_updates_without_a_guard_in_its_innermost_loop(tmp_path):
+    """The schedule puts `C *= beta` apart from the loop over k (distribute.statements_apart)."""
     text = _generated(kernel_config("gemm"), tmp_path)
     bodies = innermost_loop_bodies(text)
     updates = [body for body in bodies if "alpha" in body]
@@ -245,3 +248,43 @@ def test_gemm_c_updates_without_a_guard_in_its_innermost_loop(tmp_path):
 def test_gemm_c_verifies(sizes, tmp_path):
     report = verify(_sized("gemm", sizes, ppcg_args=SYRK_C, target="c", threads=(1, 2)), tmp_path)
     assert report.ok, report.summary()
+
+
+# -- a kernel's point band (schedule.distribute.statements_apart) ---------------------
+# gemm's point band in a kernel: the thread-mapped member (j), then k, which each thread
+# runs in turn; S_0 (C[i][j] *= beta) at k = 0 and S_1 in a sequence below.
+KERNEL_POINTS = (
+    '{ domain: "[n, m] -> { S_0[i, j] : 0 <= i, j < n; S_1[i, k, j] : 0 <= i, j < n and 0 <= k < m }", '
+    'child: { schedule: "[n, m] -> [{ S_0[i, j] -> [(i)]; S_1[i, k, j] -> [(i)] }]", '
+    'child: { schedule: "[n, m] -> [{ S_0[i, j] -> [(j)]; S_1[i, k, j] -> [(j)] }, '
+    '{ S_0[i, j] -> [(0)]; S_1[i, k, j] -> [(k)] }]", permutable: 1, coincident: [ 1, 0 ], '
+    'child: { sequence: [ { filter: "[n, m] -> { S_0[i, j] }" }, { filter: "[n, m] -> { S_1[i, k, j] }" } ] } } } }'
+)
+
+
+def _apart(dependences: str, first: int = 1) -> tuple[isl.ScheduleNode, str]:
+    from ppcg_py.schedule.distribute import statements_apart
+
+    ctx = isl.Context()
+    points = isl.Schedule.read_from_str(ctx, KERNEL_POINTS).get_root().child(0).child(0)
+    node = statements_apart(points, first, isl.UnionMap.read_from_str(ctx, dependences), isl.ast_loop_type.atomic)
+    schedule = node.get_schedule()
+    return node, isl.AstBuild.from_context(schedule.get_domain().params()).node_from_schedule(schedule).to_C_str()
+
+
+def test_a_kernel_statement_at_one_value_of_a_thread_loop_runs_before_it():
+    node, text = _apart("[n, m] -> { S_0[i, j] -> S_1[i, k, j] }")
+    assert node.band_n_member() == 1 and node.child(0).get_type() == isl.schedule_node_type.sequence
+    bodies = innermost_loop_bodies(text)
+    assert bodies and all("S_1" in body and "S_0" not in body and "if" not in body for body in bodies), text
+    sunk = node.child(0).child(1).child(0)
+    assert sunk.band_member_get_ast_loop_type(0) == isl.ast_loop_type.atomic
+
+
+@pytest.mark.parametrize("dependences, first", [
+    ("[n, m] -> { S_1[i, 0, j] -> S_0[i, j] }", 1),     # a later statement's instance feeds S_0
+    ("[n, m] -> { S_0[i, j] -> S_1[i, k, j] }", 2),     # no member after the thread-mapped ones
+], ids=["backward dependence", "all members on threads"])
+def test_a_kernel_point_band_stays_whole(dependences, first):
+    node, _ = _apart(dependences, first)
+    assert node.band_n_member() == 2

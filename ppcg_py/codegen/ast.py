@@ -247,7 +247,9 @@ def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, b
     inner loop (gemm's `C[i][j] *= beta`, at k = 0) inside that loop under a guard;
     turning it off inside kernels gave fuzz 2511:475 a loop bound that ran for ever
     (regression `kernel_bound_without_grouping`), so it stays on for the whole build of
-    code with launches until that is understood. Code without launches (the C target)
+    code with launches until that is understood; the kernels' statements at one value
+    of an inner loop are put apart by the schedule instead
+    (`schedule.distribute.statements_apart`). Code without launches (the C target)
     builds with it off, as PPCG."""
     scop = scheduled.scop
     guard = CallbackGuard()

@@ -34,7 +34,10 @@ def owned(checks: tuple, loops: dict[str, tuple], statement: c_ast.Node) -> list
 
 
 def evident(check, loops: dict[str, tuple]) -> bool:
-    """Whether the loops around make `check.value` congruent to `check.id` modulo `check.size`."""
+    """Whether the loops around make `check.value` congruent to `check.id` modulo `check.size`
+    (every value is, modulo 1: a block of one thread along that dimension)."""
+    if check.size == 1:
+        return True
     value = c_node(check.value)
     if isinstance(value, c_ast.ID) and value.name in loops:
         start, step = loops[value.name]

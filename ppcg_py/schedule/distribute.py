@@ -36,6 +36,25 @@ def distributed(innermost: isl.ScheduleNode, dependences: isl.UnionMap) -> isl.S
     return _sunk(innermost)
 
 
+def statements_apart(points: isl.ScheduleNode, first: int, dependences: isl.UnionMap | None,
+                     loop_type: isl.ast_loop_type) -> isl.ScheduleNode:
+    """A kernel's point band with its members from `first` on (the loops each thread
+    runs in turn, after the thread-mapped ones) sunk into the children of the
+    sequence below, where along them one statement takes a single value and another
+    runs over several, and the dependences allow: gemm's `C[i][j] *= beta` (at k = 0)
+    is then printed before the loop over k, not inside it under `if (c2 == 0 && c5 ==
+    0)`, and that loop needs no guard of its own (`nk >= 32 * c2 + c5 + 1`). The sunk
+    members get `loop_type`. Returns the point band (its first `first` members)."""
+    if dependences is None or not 0 < first < points.band_n_member():
+        return points
+    children = statement_children(points)
+    inner = points.band_split(first).child(0)
+    if not children or not _lets_a_statement_out(inner, children) or \
+            not keeps_dependences(inner, children, dependences):
+        return points
+    return _sunk(inner, loop_type).parent()
+
+
 def statement_children(node: isl.ScheduleNode) -> list[isl.UnionSet]:
     """The instances of each child of the sequence at or under `node` (a band), when
     every child is a filter over a leaf; otherwise none."""
@@ -83,14 +102,19 @@ def keeps_dependences(band: isl.ScheduleNode, children: list[isl.UnionSet], depe
     return True
 
 
-def _sunk(band: isl.ScheduleNode) -> isl.ScheduleNode:
-    """The one-member band moved under each filter of the sequence below it (isl's
-    band_sink is not in its public API); returns the sequence."""
+def _sunk(band: isl.ScheduleNode, loop_type: isl.ast_loop_type | None = None) -> isl.ScheduleNode:
+    """The band moved under each filter of the sequence below it (isl's band_sink is
+    not in its public API), its members' coincidence kept and, if given, their loop
+    type set; returns the sequence."""
     partial = band.band_get_partial_schedule()
-    coincident = band.band_member_get_coincident(0)
+    coincident = [band.band_member_get_coincident(m) for m in range(band.band_n_member())]
     node = band.delete()
     for k in range(node.n_children()):
         leaf = node.child(k).child(0)
         own = leaf.insert_partial_schedule(partial.intersect_domain(filter_instances(node.child(k))))
-        node = own.band_member_set_coincident(0, coincident).parent().parent()
+        for m, flag in enumerate(coincident):
+            own = own.band_member_set_coincident(m, flag)
+            if loop_type is not None:
+                own = own.band_member_set_ast_loop_type(m, loop_type)
+        node = own.parent().parent()
     return node

@@ -23,6 +23,7 @@ from ..options import Options
 from .device_loops import DEVICE_LOOP, FUSED_KERNELS, device_loop_block, device_loop_sizes, fused_block
 from .device_sizes import (DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero,
                            spread_over_blocks)
+from .distribute import statements_apart
 from .reduction_threads import ReducedLocation, distributed_tail, reduction_epilogue, reduction_member
 from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
 
@@ -401,6 +402,9 @@ class KernelMapper:
                         epilogue=epilogue, reduction_over_blocks=bool(reductions) and n_blocks > lead)
         self.kernels.append(kernel)
         node = node.insert_filter(thread_filter)           # each thread runs its points
+        if not reductions:
+            unrolled = isl.ast_loop_type.unroll if self.options.unroll_gpu_tile else isl.ast_loop_type.atomic
+            node = statements_apart(node.child(0), n_threads, self.dependences, unrolled).parent()
         node = node.parent().parent()                      # back at the block filter
         node = node.insert_context(_id_ranges(ctx, block_ids + thread_ids, sizes.grid + sizes.block, host_depth))
         return node.insert_mark(isl.Id(kernel.name, context=ctx))
