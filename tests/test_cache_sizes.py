@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -120,11 +121,15 @@ def test_the_user_sizes_win_and_dump_sizes_shows_the_choice(tmp_path, args, expe
 
 def test_the_parallel_member_keeps_enough_tiles_for_the_threads():
     """doitgen's only parallel member is innermost: grown to 512 over np = 160, its tile
-    loop would have one iteration, and one thread all the work."""
+    loop would have one iteration, and one thread all the work; it stops at 128."""
     scop, steps, order = _band_facts("doitgen")
     parallel = order[-1]
-    assert cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024), parallel=parallel) == (32, 32)
-    assert cache_tile_sizes(steps, order, scop, Caches(32 * 1024, 512 * 1024))[parallel] > 32
+    caches = Caches(32 * 1024, 512 * 1024)
+    assert cache_tile_sizes(steps, order, scop, caches, parallel=parallel) == (128, 32)
+    assert cache_tile_sizes(steps, order, scop, caches)[parallel] == 512
+    # an access that jumps along it (bicg's A[i][j] in a loop over i): 128 rows, 128 pages
+    jumping = replace(steps, arrays=steps.arrays + ("A",), steps=steps.steps + (("far", "unit"),))
+    assert cache_tile_sizes(jumping, order, scop, caches, parallel=parallel) == (32, 32)
 
 
 @pytest.mark.parametrize("caches, element, expected", [
@@ -141,5 +146,12 @@ def test_wide_blocks_size_the_tile_for_the_operands_in_l1_and_l2(caches, element
     assert blocked_tile_sizes((32, 64, 32), (0, 2), (1, 24), True, element, caches) == expected
 
 
-def test_gathering_blocks_keep_the_model_sizes_in_whole_blocks():
-    assert blocked_tile_sizes((32, 30, 32), (0, 4), (1, 8), False) == (32, 24, 32)
+@pytest.mark.parametrize("caches, expected", [
+    # syr2k's band (i, j, k), 4 x 8 blocks gathering A[j][k]: k's tile of those rows
+    # (32 x k) in 1/8 of L2, up to 512; the rows' as for wide blocks
+    (Caches(32 * 1024, 1024 * 1024), (64, 24, 512)),
+    (Caches(32 * 1024, 512 * 1024), (64, 24, 256)),
+    (Caches(32 * 1024, 4096 * 1024), (128, 24, 512)),
+])
+def test_gathering_blocks_get_a_long_tile_along_k(caches, expected):
+    assert blocked_tile_sizes((32, 30, 32), (0, 4), (1, 8), False, 8, caches) == expected

@@ -37,6 +37,7 @@ from .point_order import FAR, STILL, UNIT, AccessSteps
 
 BASE_TILE = 32
 MAX_INNERMOST_TILE = 512
+MAX_PARALLEL_INNERMOST_TILE = 128   # an innermost member whose tiles the threads share
 MIN_BLOCKED_ROWS = 64   # the rows' tile of a band with wide register blocks
 MAX_BLOCKED_ROWS = 256
 CACHE_INFO = Path("/sys/devices/system/cpu/cpu0/cache")
@@ -88,20 +89,28 @@ def blocked_tile_sizes(tile: tuple[int, ...], rows: tuple[int, int], columns: tu
     EPYC (32 KiB L1, 1 MiB L2), one thread: 256 x 48 x 48 0.079 s, 128 x 48 x 48
     0.083 s, 64 x 48 x 64 (the rule before) 0.089 s, 256 x 48 x 64 0.083 s, 512 x 48 x
     32 0.096 s; 2mm 0.098 s against 0.118 s, 3mm 0.164 s against 0.178 s.
-    syrk's and syr2k's gathering blocks showed no clear gain and keep the model's
-    sizes, in whole blocks."""
+    Where the columns gather from other rows (syr2k's `A[j][k]`, 8 rows of A per
+    block, a cache line of each per step of `k`), `k`'s tile is long instead: those
+    rows' tile (columns by `k`) stays in L2 for every strip of rows, and along a long
+    `k` each row's lines stream in order. `k`'s size is the largest power of two up to
+    512 with that tile in 1/8 of L2, the rows' as above (syr2k at LARGE, one thread:
+    64 x 32 x 512 0.111 s, 32 x 32 x 32 0.141 s; syrk 0.118 s and 0.123 s)."""
     caches = host_caches() if caches is None else caches
     extents = dict((rows, columns))
 
     def whole_blocks(member: int, size: int) -> int:
         extent = extents.get(member)
         return size if extent is None else max(extent, size // extent * extent)
-    if not contiguous:
-        return tuple(whole_blocks(m, size) for m, size in enumerate(tile))
     column_tile = whole_blocks(columns[0], tile[columns[0]])
-    between = max(16, (caches.l1_bytes * 5 // 8) // (column_tile * element) // 16 * 16)
+    in_l2 = caches.l2_bytes // 8
+    if contiguous:
+        between = max(16, (caches.l1_bytes * 5 // 8) // (column_tile * element) // 16 * 16)
+    else:
+        between = BASE_TILE
+        while between < MAX_INNERMOST_TILE and 2 * between * column_tile * element <= in_l2:
+            between *= 2
     row_tile = MIN_BLOCKED_ROWS
-    while row_tile < MAX_BLOCKED_ROWS and 2 * row_tile * between * element <= caches.l2_bytes // 8:
+    while row_tile < MAX_BLOCKED_ROWS and 2 * row_tile * between * element <= in_l2:
         row_tile *= 2
     sizes = [between] * len(tile)
     sizes[columns[0]] = column_tile
@@ -125,15 +134,22 @@ def worth_tiling(steps: AccessSteps, order: tuple[int, ...]) -> bool:
 def cache_tile_sizes(steps: AccessSteps, order: tuple[int, ...], scop: Scop,
                      caches: Caches | None = None, parallel: int | None = None) -> tuple[int, ...]:
     """Tile sizes, one per band member (band order), for point loops in `order`. The
-    member whose tile loop the threads share (`parallel`) keeps its size, so that there
-    are as many tiles to share as before (doitgen's only parallel loop is innermost)."""
+    member whose tile loop the threads share (`parallel`) grows to 128 at most, so that
+    a few tiles are left to share: doitgen's only parallel loop is innermost, and at
+    512 over np = 160 one thread would do all the work; at 128 its vector loop is four
+    times as long as at 32 and it runs faster with one thread and with two (LARGE:
+    0.070 s against 0.101 s, and 0.056 s against 0.061 s, the second tile being short).
+    Where an access jumps along it (bicg's `A[i][j]` in a vector loop over i), it keeps
+    32: 128 rows of A are 128 pages apart, more than the TLB holds (bicg 1.8x slower)."""
     caches = host_caches() if caches is None else caches
     sizes = [BASE_TILE] * len(order)
     innermost = order[-1]
+    largest = MAX_INNERMOST_TILE
     if innermost == parallel:
-        return tuple(sizes)
+        jumps = any(row[innermost] == FAR for row in steps.steps)
+        largest = BASE_TILE if jumps else MAX_PARALLEL_INNERMOST_TILE
     element = {a.name: element_bytes(a.element_type) for a in scop.arrays}
-    while sizes[innermost] < MAX_INNERMOST_TILE:
+    while sizes[innermost] < largest:
         grown = list(sizes)
         grown[innermost] *= 2
         if not _reuse_fits(steps, order, grown, element, caches):
