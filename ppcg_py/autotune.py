@@ -10,7 +10,10 @@ of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
   i-th band `--tile` tiles), one band at a time (coordinate descent), from the
   sizes the compilation starts with (the defaults, or `--sizes`), and the shape of
   its register block where it has one (`register[R, C]`: half the rows and twice
-  the columns, the reverse, none). A band of one or
+  the columns, the reverse, none), and the order of its point loops (`order[...]`:
+  every other order of up to three members, else each member moved innermost; the
+  cache model's order puts a parallel, unit-stride loop innermost, which gcc need
+  not find the fastest). A band of one or
   two members tries every combination of the candidates (8 to 512); a band of
   three or more tries one member at a time, since the full product (343 variants
   a band) would not fit a budget of minutes, each member also at half and twice
@@ -51,7 +54,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from itertools import product
+from itertools import permutations, product
 from math import log2
 from pathlib import Path
 
@@ -73,8 +76,9 @@ NOISY = 0.05          # seconds: a run shorter than this is mostly start-up and 
 SLOWER = 1.5           # a first run this much slower than the best: the variant is not run again
 _TIME_LINE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*$")   # as polybench/pipeline.py reads it
 
-# (band number, tile sizes, register block: rows, columns, or () where the band has none)
-Tiles = tuple[tuple[int, tuple[int, ...], tuple[int, ...]], ...]
+# (band number, tile sizes, register block: rows, columns, or () where the band has none,
+# point-loop order: the band's members, outermost first, or () for the compiler's choice)
+Tiles = tuple[tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...]
 
 
 @dataclass(frozen=True)
@@ -122,7 +126,8 @@ class TuneResult:
 
 def sizes_text(tiles: Tiles) -> str:
     """The tiles in `--sizes` syntax (as `--dump-sizes` prints them)."""
-    return format_sizes([(n, KernelSizes(tile, (), (), register)) for n, tile, register in tiles])
+    return format_sizes([(n, KernelSizes(tile, (), (), register, order, untiled=not tile))
+                         for n, tile, register, order in tiles])
 
 
 def with_tiles(options: Options, tiles: Tiles) -> Options:
@@ -201,7 +206,7 @@ class _Workbench:
         # search's business; the final compilation warns as any other
         files = compile_bounded(str(self.source), options, Diagnostics(echo=False))
         (_, text), = files.items()
-        return text, tuple((n, ks.tile, ks.register) for n, ks in files.sizes)
+        return text, tuple((n, ks.tile, ks.register, ks.order) for n, ks in files.sizes)
 
     def build(self, text: str) -> _Built:
         """The executables of one generated text; BuildError says why there are none."""
@@ -479,34 +484,48 @@ def register_variants(current: tuple[int, ...]) -> list[tuple[int, ...]]:
     return [shape for shape in shapes if min(shape) >= 1 and (shape == (1, 1) or shape[0] * shape[1] > 1)]
 
 
-def _with_band(tiles: Tiles, band: int, shape: tuple[int, ...], register: tuple[int, ...] | None = None) -> Tiles:
-    """`tiles` with band `band`'s sizes `shape`, and its register block `register`; by
-    default the block the compiler chooses for those sizes (a block must divide the
-    tile), or none if the band had none."""
-    def block(tile: tuple[int, ...], reg: tuple[int, ...]) -> tuple[int, ...]:
+def _with_band(tiles: Tiles, band: int, shape: tuple[int, ...], register: tuple[int, ...] | None = None,
+               order: tuple[int, ...] | None = None) -> Tiles:
+    """`tiles` with band `band`'s sizes `shape`, its register block `register` and its
+    point-loop order `order`; by default the order it had and the block the compiler
+    chooses for those sizes and that order (a block must divide the tile, and sit on
+    the innermost loop), or none if the band had none."""
+    def block(tile: tuple[int, ...], reg: tuple[int, ...], was: tuple[int, ...]) -> tuple[int, ...]:
         if register is not None:
             return register
-        return reg if shape == tile or reg in ((), (1, 1)) else ()
-    return tuple((n, shape if n == band else tile, block(tile, reg) if n == band else reg) for n, tile, reg in tiles)
+        return reg if (shape == tile and order in (None, was)) or reg in ((), (1, 1)) else ()
+    return tuple((n, shape, block(tile, reg, was), was if order is None else order) if n == band else
+                 (n, tile, reg, was) for n, tile, reg, was in tiles)
+
+
+def order_variants(current: tuple[int, ...]) -> list[tuple[int, ...]]:
+    """A band's point-loop orders to try from its current one: every other order of up
+    to three members; for more, each other member moved innermost."""
+    if len(current) <= 3:
+        return [order for order in permutations(sorted(current)) if order != current]
+    return [tuple(m for m in current if m != last) + (last,) for last in current[:-1]]
 
 
 def _sweep(search: _Search) -> None:
     """One pass of coordinate descent over the bands. A band of one or two members tries
     every combination; a band of more moves one member at a time, each from the best so
-    far (so that the members' choices compound), then its register block's shapes."""
+    far (so that the members' choices compound), then its register block's shapes, then
+    its point-loop orders."""
     assert search.best is not None
-    for band, tile, _ in search.best.tiles:
+    for band, tile, _, _ in search.best.tiles:
         for member in [None] if len(tile) <= 2 else range(len(tile)):
             current = _band(search.best.tiles, band)[0]
             for shape in band_variants(current, search.settings.candidates, member):
                 search.attempt(_with_band(search.best.tiles, band, shape))
-        current, register = _band(search.best.tiles, band)
+        current, register, order = _band(search.best.tiles, band)
         for block in register_variants(register):
             search.attempt(_with_band(search.best.tiles, band, current, block))
+        for other in order_variants(order):
+            search.attempt(_with_band(search.best.tiles, band, current, order=other))
 
 
-def _band(tiles: Tiles, band: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    return next((tile, register) for n, tile, register in tiles if n == band)
+def _band(tiles: Tiles, band: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+    return next((tile, register, order) for n, tile, register, order in tiles if n == band)
 
 
 def tune(source: Path, options: Options, settings: TuneSettings,
@@ -564,7 +583,8 @@ def sizes_file_contents(source: Path, result: TuneResult, settings: TuneSettings
     ]
     body = ";\n  ".join(f"kernel[{n}] -> tile[{', '.join(map(str, tile))}]"
                         + (f"; kernel[{n}] -> register[{', '.join(map(str, register))}]" if register else "")
-                        for n, tile, register in result.best.tiles)
+                        + (f"; kernel[{n}] -> order[{', '.join(map(str, order))}]" if order else "")
+                        for n, tile, register, order in result.best.tiles)
     return "\n".join(lines) + "\n" + ("{ " + body + " }" if body else "{ }") + "\n"
 
 

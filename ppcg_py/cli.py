@@ -84,6 +84,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-register-tiles", action="store_true",
                    help="C target with --tile: do not keep an accumulated block of an array (gemm's C) "
                         "in registers across the loop between its rows and columns")
+    p.add_argument("--isolate-full-tiles", action="store_true",
+                   help="C target with --tile: generate the full tiles apart from the partial ones, their "
+                        "point loops with constant bounds (isl's isolate option)")
     p.add_argument("--reductions", action="store_true",
                    help="let floating-point sums and products (s += e, s *= e) be reassociated, as gcc's "
                         "-fassociative-math: their loops may run in parallel (C: OpenMP `reduction`; CUDA, "
@@ -224,6 +227,7 @@ def options_from(args: argparse.Namespace) -> Options:
         device_sizes=not given and not ppcg_defaults,
         max_shared_memory=args.max_shared_memory, use_shared_memory=not args.no_shared_memory,
         use_private_memory=not args.no_private_memory, register_tiles=not args.no_register_tiles,
+        isolate_full_tiles=args.isolate_full_tiles,
         group_chains=not args.no_group_chains,
         unroll_copy_shared=args.unroll_copy_shared, unroll_gpu_tile=args.unroll_gpu_tile,
         dumps=frozenset(d for d in ("scop", "schedule", "final-schedule", "sizes")

@@ -45,6 +45,7 @@ class Options:
     openmp: bool = False                      # --openmp (C target): `omp parallel for` on parallel loops
     tile: bool = False                        # --tile (C target): tile the permutable bands
     register_tiles: bool = True               # C target: keep accumulated blocks in registers (register_tiles.py)
+    isolate_full_tiles: bool = False          # C target: full tiles apart, without min bounds (full_tiles.py)
     # --reductions: floating-point sums and products may be reassociated (exact reductions
     # always are); the C target runs their loops in parallel with OpenMP's `reduction`
     reductions: bool = False

@@ -73,15 +73,17 @@ def test_dump_sizes_names_the_tiled_bands_of_every_scop(program, tmp_path, capsy
     """The C target numbers its tiled bands over the file, as CUDA numbers its kernels."""
     status, _, out, err = _compile(program, tmp_path / "out", "-S", "32", "--dump-sizes", capsys=capsys)
     assert status == 0, err
-    assert out.strip() == "{ kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 16]; kernel[1] -> tile[32, 32] }"
+    assert out.strip() == ("{ kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 16]; kernel[0] -> order[0, 2, 1]; "
+                           "kernel[1] -> tile[32, 32]; kernel[1] -> order[0, 1] }")
     status, _, out, err = _compile(program, tmp_path / "out", "--sizes", "{ kernel[1] -> tile[8, 4] }",
                                    "--dump-sizes", capsys=capsys)
     assert status == 0, err
-    assert out.strip().endswith("kernel[1] -> tile[8, 4] }"), out   # the second SCoP's band
+    assert out.strip().endswith("kernel[1] -> tile[8, 4]; kernel[1] -> order[0, 1] }"), out   # the second SCoP's
 
 
 def test_sizes_file_round_trips_with_dump_sizes(program, tmp_path, capsys):
-    wanted = "{ kernel[0] -> tile[8, 16, 4]; kernel[0] -> register[2, 16]; kernel[1] -> tile[5, 12] }"
+    wanted = ("{ kernel[0] -> tile[8, 16, 4]; kernel[0] -> register[2, 16]; kernel[0] -> order[0, 2, 1]; "
+              "kernel[1] -> tile[5, 12]; kernel[1] -> order[1, 0] }")
     status, by_option, dumped, err = _compile(program, tmp_path / "a", "--sizes", wanted, "--dump-sizes",
                                               capsys=capsys)
     assert status == 0, err
@@ -148,12 +150,22 @@ def test_register_variants_trade_rows_for_columns_and_try_none():
 def test_new_tile_sizes_leave_the_register_block_to_the_compiler():
     """A block must divide its tile: other sizes ask for the compiler's block for them
     (no `register[]`), unless the band had none or the block is named."""
-    tiles = ((0, (32, 48, 64), (2, 24)), (1, (32, 32), ()))
-    assert autotune._with_band(tiles, 0, (32, 64, 64)) == ((0, (32, 64, 64), ()), (1, (32, 32), ()))
-    assert autotune._with_band(tiles, 0, (32, 48, 64), (4, 12))[0] == (0, (32, 48, 64), (4, 12))
-    assert autotune._with_band(tiles, 1, (16, 32)) == ((0, (32, 48, 64), (2, 24)), (1, (16, 32), ()))
-    off = ((0, (32, 48, 64), (1, 1)),)
-    assert autotune._with_band(off, 0, (64, 64, 64)) == ((0, (64, 64, 64), (1, 1)),)
+    tiles = ((0, (32, 48, 64), (2, 24), (0, 2, 1)), (1, (32, 32), (), (0, 1)))
+    assert autotune._with_band(tiles, 0, (32, 64, 64)) == ((0, (32, 64, 64), (), (0, 2, 1)), tiles[1])
+    assert autotune._with_band(tiles, 0, (32, 48, 64), (4, 12))[0] == (0, (32, 48, 64), (4, 12), (0, 2, 1))
+    assert autotune._with_band(tiles, 1, (16, 32)) == (tiles[0], (1, (16, 32), (), (0, 1)))
+    # another order: the compiler chooses the block for it
+    assert autotune._with_band(tiles, 0, (32, 48, 64), order=(2, 0, 1))[0] == (0, (32, 48, 64), (), (2, 0, 1))
+    off = ((0, (32, 48, 64), (1, 1), (0, 2, 1)),)
+    assert autotune._with_band(off, 0, (64, 64, 64)) == ((0, (64, 64, 64), (1, 1), (0, 2, 1)),)
+
+
+def test_order_variants_try_every_other_order_of_a_small_band():
+    assert autotune.order_variants((0, 2, 1)) == [(0, 1, 2), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)]
+    assert autotune.order_variants((1, 0)) == [(0, 1)]
+    assert autotune.order_variants((0,)) == [] and autotune.order_variants(()) == []
+    # four members: each other member moved innermost
+    assert autotune.order_variants((0, 1, 3, 2)) == [(1, 3, 2, 0), (0, 3, 2, 1), (0, 1, 2, 3)]
 
 
 def test_band_variants_come_nearest_first():
@@ -193,7 +205,8 @@ def test_autotune_writes_a_sizes_file_the_output_uses(program, tmp_path, capsys)
     progress = [line for line in err.splitlines() if line.startswith("ppcg-py: autotune: [")]
     assert len(progress) >= 2, err        # the first build and at least one variant
     assert progress[0].startswith("ppcg-py: autotune: [1] { kernel[0] -> tile[32, 32, 32]; "
-                                  "kernel[0] -> register[2, 16]; kernel[1] -> tile[32, 32] }: "), err
+                                  "kernel[0] -> register[2, 16]; kernel[0] -> order[0, 2, 1]; "
+                                  "kernel[1] -> tile[32, 32]; kernel[1] -> order[0, 1] }: "), err
     assert all(" s" in line and "; best " in line for line in progress), err
     text = sizes.read_text()
     assert text.startswith("# ppcg-py --autotune for product.c"), text
@@ -233,5 +246,6 @@ def test_autotune_discards_a_variant_that_computes_something_else(program, tmp_p
                                  "--autotune-candidates", "16,32", capsys=capsys)
     assert status == 0, err
     assert "(discarded, differs from the first build: its output differs)" in err, err
-    assert "kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 16];\n  kernel[1] -> tile[32, 32] }" in \
+    assert "kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 16]; kernel[0] -> order[0, 2, 1];\n  " \
+        "kernel[1] -> tile[32, 32]; kernel[1] -> order[0, 1] }" in \
         (tmp_path / "out" / "product.sizes").read_text()

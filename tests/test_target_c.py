@@ -137,6 +137,8 @@ OPTION_SETS = {
     # register blocks (4 x 8) filling 8 x 16 tiles; the edge tiles (37 rows, 29 columns)
     # have partial blocks and run unblocked beside the blocked ones
     "register-blocks": ("--tile", "--tile-sizes", "8,16,5"),
+    # the full tiles apart (isl's isolate option), the partial ones after them
+    "isolated": ("--tile", "--isolate-full-tiles", "--tile-sizes", "8,16,5"),
 }
 
 
@@ -244,7 +246,7 @@ def test_polybench_kernel_verifies(kernel, tmp_path):
 
 @pytest.mark.parametrize("kernel", ["gemm", "syrk"])
 def test_register_blocks_of_the_models_sizes_verify(kernel, tmp_path):
-    """At MEDIUM the cache model's tiles (gemm 64 x 48 x 64, 2 x 24 blocks; syrk 4 x 8)
+    """At MEDIUM the cache model's tiles (gemm 256 x 48 x 48, 2 x 24 blocks; syrk 4 x 8)
     hold whole blocks: the blocked code runs and computes what gcc's build does (MINI's
     arrays are smaller than one tile, so every tile there runs unblocked)."""
     cfg = kernel_config(kernel, dataset="MEDIUM", ppcg_args=("--tile",), target="c")
@@ -563,3 +565,23 @@ def test_register_block_that_straddles_tiles_is_refused_with_a_warning(tmp_path)
     assert "the tile sizes (12, 16, 5) along its rows and columns are not multiples of the block's" in proc.stderr
     assert proc.stderr.count("warning") == 1, proc.stderr
     assert "reg_B" not in (tmp_path / "scaled_product.ppcg.c").read_text()
+
+
+@pytest.mark.parametrize("order", ["0, 1, 2", "2, 0, 1", "1, 2, 0"])
+@pytest.mark.parametrize("kernel", ["gemm", "syrk"])
+def test_point_loop_orders_given_verify(kernel, order, tmp_path):
+    """`order[...]` of `--sizes` puts the point loops in that order (the autotuner's
+    variants); the innermost may then be the reduction loop, unmarked for the vectoriser."""
+    sizes = f"{{ kernel[0] -> tile[16, 8, 12]; kernel[0] -> order[{order}] }}"
+    cfg = kernel_config(kernel, dataset="SMALL", ppcg_args=("--tile", "--sizes", sizes, "--dump-sizes"), target="c")
+    report = verify(cfg, tmp_path / "work")
+    assert report.ok, report.summary()
+    proc = run_ppcg(cfg, tmp_path)
+    assert proc.returncode == 0 and f"kernel[0] -> order[{order}]" in proc.stdout, proc.stderr
+
+
+def test_a_point_loop_order_that_is_no_permutation_is_refused(tmp_path):
+    cfg = kernel_config("gemm", dataset="SMALL", target="c",
+                        ppcg_args=("--tile", "--sizes", "{ kernel[0] -> order[0, 0, 1] }"))
+    proc = run_ppcg(cfg, tmp_path)
+    assert proc.returncode != 0 and "order[2, 1, 0]" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

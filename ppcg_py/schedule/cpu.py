@@ -45,12 +45,13 @@ from ..isl_context import band_tiled, statement_names
 from ..options import Options
 from . import ScheduledScop, compute_schedule, scheduling_start
 from .distribute import distributed
+from .full_tiles import with_full_tiles_isolated
 from .parallel import strict_coincidence
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
 from .private import changed_values, privatize
 from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
-from .point_order import FAR, access_steps, permuted, point_order
+from .point_order import FAR, PointOrder, access_steps, given_order, permuted, point_order
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
 from .sizes import kernel_sizes, user_sizes
 
@@ -91,6 +92,7 @@ class _Walk:
     vector_loops: list[ParallelLoop] = field(default_factory=list)
     register_tiles: list[RegisterTile] = field(default_factory=list)
     register_sizes: list[tuple[int, ...]] = field(default_factory=list)     # per band tiled
+    point_orders: list[tuple[int, ...]] = field(default_factory=list)       # per band tiled
     loops: list[ParallelLoop] = field(default_factory=list)
     reductions: LoopFinder | None = None    # the reduction loops, with reductions relaxed
     # why a reduction loop stayed serial, per (operator, array)
@@ -167,7 +169,8 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
         if options.verbose and scop.reductions else ()
     return ScheduledScop(scop, full, schedule, final, (), names, parallel=loops,
                          vector_loops=tuple(walk.vector_loops), tiles=tuple(walk.tiles), notes=notes,
-                         register_tiles=tuple(walk.register_tiles), register_sizes=tuple(walk.register_sizes))
+                         register_tiles=tuple(walk.register_tiles), register_sizes=tuple(walk.register_sizes),
+                         point_orders=tuple(walk.point_orders))
 
 
 def _folded_scalars(scop: Scop, groups: tuple[ReductionGroup, ...]) -> dict[str, frozenset[str]]:
@@ -269,8 +272,9 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     (the band itself, untiled) and whether register tiles were made."""
     n = band.band_n_member()
     steps = access_steps(band, walk.scop)
-    order = point_order(band, walk.scop, steps)
     number = walk.first + len(walk.tiles)      # `kernel[number]` in --sizes
+    order = _asked_order(band, walk, number) or point_order(band, walk.scop, steps)
+    walk.point_orders.append(order.order)
     asked = user_sizes(walk.sizes, number, "tile")
     if asked == [] or (asked is None and walk.options.cache_tiles and not worth_tiling(steps, order.order)):
         walk.tiles.append(())       # `tile[]`: the band stays whole, its loops reordered as a tile's
@@ -308,10 +312,24 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
                              f"sizes ({', '.join(map(str, tile))}) along its rows and columns are not multiples of "
                              "the block's")
     if plan is None:
-        return _vector_points(points, walk, order.vector_safe).parent().parent(), False
-    sequence = _register_blocks(points, plan, walk)
-    rest = _vector_points(sequence.child(1).child(0), walk, order.vector_safe)
-    return rest.parent().parent().parent().parent(), True
+        tiled = _vector_points(points, walk, order.vector_safe).parent().parent()
+    else:
+        sequence = _register_blocks(points, plan, walk)
+        tiled = _vector_points(sequence.child(1).child(0), walk, order.vector_safe).parent().parent().parent().parent()
+    if walk.options.isolate_full_tiles:
+        tiled = with_full_tiles_isolated(tiled, band.band_get_partial_schedule(), tile)
+    return tiled, plan is not None
+
+
+def _asked_order(band: isl.ScheduleNode, walk: _Walk, number: int) -> PointOrder | None:
+    """The point-loop order `--sizes` gives band `number` (`order[...]`), or None."""
+    asked = user_sizes(walk.sizes, number, "order")
+    if asked is None:
+        return None
+    try:
+        return given_order(band, walk.scop, asked)
+    except CompileError as exc:
+        raise CompileError(f"--sizes: kernel {number}: {exc.message}") from None
 
 
 def _asked_block(sizes: isl.UnionMap | None, number: int) -> tuple[int, int] | None:

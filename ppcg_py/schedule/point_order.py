@@ -12,10 +12,12 @@ in the array's last subscript.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import islpy as isl
 
+from ..diagnostics import CompileError
 from ..extract.model import Scop
 from ..isl_context import sets_of
 
@@ -85,6 +87,19 @@ def point_order(band: isl.ScheduleNode, scop: Scop, steps: AccessSteps) -> Point
     best = max(reversed(coincident), key=lambda k: scores[k])
     order = tuple(k for k in identity if k != best) + (best,)
     return PointOrder(order, _vector_safe(_statements_under(band, scop), scop))
+
+
+def given_order(band: isl.ScheduleNode, scop: Scop, order: Sequence[int]) -> PointOrder:
+    """The user's point-loop order (`order[...]` of `--sizes`: the band's members,
+    outermost first), marked for the vectoriser where its innermost member may be."""
+    n = band.band_n_member()
+    if sorted(order) != list(range(n)):
+        raise CompileError(f"the point-loop order must name each of the band's {n} members (0 to {n - 1}) "
+                           f"once, as order[{', '.join(map(str, reversed(range(n))))}]; not "
+                           f"order[{', '.join(map(str, order))}]")
+    innermost = order[-1]
+    safe = band.band_member_get_coincident(innermost) and _vector_safe(_statements_under(band, scop), scop)
+    return PointOrder(tuple(order), safe)
 
 
 def permuted(band: isl.ScheduleNode, order: tuple[int, ...]) -> isl.ScheduleNode:

@@ -28,6 +28,7 @@ class KernelSizes:
     block: tuple[int, ...]   # threads per mapped dimension, outermost first
     grid: tuple[int, ...]    # maximal number of blocks per mapped dimension
     register: tuple[int, ...] = ()  # C target: rows, columns of a register block (1, 1: none)
+    order: tuple[int, ...] = ()     # C target: the point loops, outermost first, as the band's members
     untiled: bool = False           # C target: the band is left whole (`tile[]`)
 
 
@@ -79,7 +80,7 @@ def user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int] 
         if not rng.is_singleton() or not all(v.is_int() for v in fixed):
             raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} are not fixed values")
         values = [int(v.to_python()) for v in fixed]
-        if any(v <= 0 for v in values):
+        if kind != "order" and any(v <= 0 for v in values):   # an order names members from 0
             raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} must be positive")
         return values
     return None
@@ -132,7 +133,9 @@ def format_sizes(entries: Sequence[tuple[int, KernelSizes]]) -> str:
     for kernel, ks in entries:
         if ks.untiled:
             parts.append(f"kernel[{kernel}] -> tile[]")
-        for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid), ("register", ks.register)):
+        order = ks.order if len(ks.order) > 1 else ()     # one member has one order
+        for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid), ("register", ks.register),
+                             ("order", order)):
             if values:
                 parts.append(f"kernel[{kernel}] -> {kind}[{', '.join(map(str, values))}]")
     return "{ " + "; ".join(parts) + " }"
