@@ -13,7 +13,8 @@ of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
   the columns, the reverse, none), and the order of its point loops (`order[...]`:
   every other order of up to three members, else each member moved innermost; the
   cache model's order puts a parallel, unit-stride loop innermost, which gcc need
-  not find the fastest). A band of one or
+  not find the fastest), and whether its full tiles run apart (`isolate[1]`: constant
+  bounds in the full tiles, more code; covariance 1.4x faster, atax 1.3x slower). A band of one or
   two members tries every combination of the candidates (8 to 512); a band of
   three or more tries one member at a time, since the full product (343 variants
   a band) would not fit a budget of minutes, each member also at half and twice
@@ -77,8 +78,9 @@ SLOWER = 1.5           # a first run this much slower than the best: the variant
 _TIME_LINE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*$")   # as polybench/pipeline.py reads it
 
 # (band number, tile sizes, register block: rows, columns, or () where the band has none,
-# point-loop order: the band's members, outermost first, or () for the compiler's choice)
-Tiles = tuple[tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...]], ...]
+# point-loop order: the band's members, outermost first, or () for the compiler's choice,
+# whether its full tiles are generated apart)
+Tiles = tuple[tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool], ...]
 
 
 @dataclass(frozen=True)
@@ -126,14 +128,14 @@ class TuneResult:
 
 def sizes_text(tiles: Tiles) -> str:
     """The tiles in `--sizes` syntax (as `--dump-sizes` prints them)."""
-    return format_sizes([(n, KernelSizes(tile, (), (), register, order, untiled=not tile))
-                         for n, tile, register, order in tiles])
+    return format_sizes([(n, KernelSizes(tile, (), (), register, order, untiled=not tile, isolated=isolated))
+                         for n, tile, register, order, isolated in tiles])
 
 
 def with_tiles(options: Options, tiles: Tiles) -> Options:
     """The options that tile with `tiles` (the cache model's sizes, chosen when no size is
     given, would otherwise win over them)."""
-    return replace(options, sizes=sizes_text(tiles), cache_tiles=False)
+    return replace(options, sizes=sizes_text(tiles), cache_tiles=False, isolate_full_tiles=False)
 
 
 def refusal(options: Options) -> str | None:
@@ -206,7 +208,7 @@ class _Workbench:
         # search's business; the final compilation warns as any other
         files = compile_bounded(str(self.source), options, Diagnostics(echo=False))
         (_, text), = files.items()
-        return text, tuple((n, ks.tile, ks.register, ks.order) for n, ks in files.sizes)
+        return text, tuple((n, ks.tile, ks.register, ks.order, ks.isolated) for n, ks in files.sizes)
 
     def build(self, text: str) -> _Built:
         """The executables of one generated text; BuildError says why there are none."""
@@ -485,17 +487,19 @@ def register_variants(current: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def _with_band(tiles: Tiles, band: int, shape: tuple[int, ...], register: tuple[int, ...] | None = None,
-               order: tuple[int, ...] | None = None) -> Tiles:
-    """`tiles` with band `band`'s sizes `shape`, its register block `register` and its
-    point-loop order `order`; by default the order it had and the block the compiler
-    chooses for those sizes and that order (a block must divide the tile, and sit on
-    the innermost loop), or none if the band had none."""
+               order: tuple[int, ...] | None = None, isolated: bool | None = None) -> Tiles:
+    """`tiles` with band `band`'s sizes `shape`, its register block `register`, its
+    point-loop order `order` and its full tiles apart or not (`isolated`); by default
+    the order and the isolation it had, and the block the compiler chooses for those
+    sizes and that order (a block must divide the tile, and sit on the innermost
+    loop), or none if the band had none."""
     def block(tile: tuple[int, ...], reg: tuple[int, ...], was: tuple[int, ...]) -> tuple[int, ...]:
         if register is not None:
             return register
         return reg if (shape == tile and order in (None, was)) or reg in ((), (1, 1)) else ()
-    return tuple((n, shape, block(tile, reg, was), was if order is None else order) if n == band else
-                 (n, tile, reg, was) for n, tile, reg, was in tiles)
+    return tuple((n, shape, block(tile, reg, was), was if order is None else order,
+                  apart if isolated is None else isolated) if n == band else (n, tile, reg, was, apart)
+                 for n, tile, reg, was, apart in tiles)
 
 
 def order_variants(current: tuple[int, ...]) -> list[tuple[int, ...]]:
@@ -512,20 +516,22 @@ def _sweep(search: _Search) -> None:
     far (so that the members' choices compound), then its register block's shapes, then
     its point-loop orders."""
     assert search.best is not None
-    for band, tile, _, _ in search.best.tiles:
+    for band, tile, *_ in search.best.tiles:
         for member in [None] if len(tile) <= 2 else range(len(tile)):
             current = _band(search.best.tiles, band)[0]
             for shape in band_variants(current, search.settings.candidates, member):
                 search.attempt(_with_band(search.best.tiles, band, shape))
-        current, register, order = _band(search.best.tiles, band)
+        current, register, order, isolated = _band(search.best.tiles, band)
         for block in register_variants(register):
             search.attempt(_with_band(search.best.tiles, band, current, block))
         for other in order_variants(order):
             search.attempt(_with_band(search.best.tiles, band, current, order=other))
+        if current:     # a tiled band: its full tiles apart, or back together
+            search.attempt(_with_band(search.best.tiles, band, current, isolated=not isolated))
 
 
-def _band(tiles: Tiles, band: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
-    return next((tile, register, order) for n, tile, register, order in tiles if n == band)
+def _band(tiles: Tiles, band: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], bool]:
+    return next((tile, register, order, isolated) for n, tile, register, order, isolated in tiles if n == band)
 
 
 def tune(source: Path, options: Options, settings: TuneSettings,
@@ -583,8 +589,9 @@ def sizes_file_contents(source: Path, result: TuneResult, settings: TuneSettings
     ]
     body = ";\n  ".join(f"kernel[{n}] -> tile[{', '.join(map(str, tile))}]"
                         + (f"; kernel[{n}] -> register[{', '.join(map(str, register))}]" if register else "")
-                        + (f"; kernel[{n}] -> order[{', '.join(map(str, order))}]" if order else "")
-                        for n, tile, register, order in result.best.tiles)
+                        + (f"; kernel[{n}] -> order[{', '.join(map(str, order))}]" if len(order) > 1 else "")
+                        + (f"; kernel[{n}] -> isolate[1]" if isolated else "")
+                        for n, tile, register, order, isolated in result.best.tiles)
     return "\n".join(lines) + "\n" + ("{ " + body + " }" if body else "{ }") + "\n"
 
 

@@ -150,14 +150,22 @@ def test_register_variants_trade_rows_for_columns_and_try_none():
 def test_new_tile_sizes_leave_the_register_block_to_the_compiler():
     """A block must divide its tile: other sizes ask for the compiler's block for them
     (no `register[]`), unless the band had none or the block is named."""
-    tiles = ((0, (32, 48, 64), (2, 24), (0, 2, 1)), (1, (32, 32), (), (0, 1)))
-    assert autotune._with_band(tiles, 0, (32, 64, 64)) == ((0, (32, 64, 64), (), (0, 2, 1)), tiles[1])
-    assert autotune._with_band(tiles, 0, (32, 48, 64), (4, 12))[0] == (0, (32, 48, 64), (4, 12), (0, 2, 1))
-    assert autotune._with_band(tiles, 1, (16, 32)) == (tiles[0], (1, (16, 32), (), (0, 1)))
-    # another order: the compiler chooses the block for it
-    assert autotune._with_band(tiles, 0, (32, 48, 64), order=(2, 0, 1))[0] == (0, (32, 48, 64), (), (2, 0, 1))
-    off = ((0, (32, 48, 64), (1, 1), (0, 2, 1)),)
-    assert autotune._with_band(off, 0, (64, 64, 64)) == ((0, (64, 64, 64), (1, 1), (0, 2, 1)),)
+    tiles = ((0, (32, 48, 64), (2, 24), (0, 2, 1), False), (1, (32, 32), (), (0, 1), True))
+    assert autotune._with_band(tiles, 0, (32, 64, 64)) == ((0, (32, 64, 64), (), (0, 2, 1), False), tiles[1])
+    assert autotune._with_band(tiles, 0, (32, 48, 64), (4, 12))[0] == (0, (32, 48, 64), (4, 12), (0, 2, 1), False)
+    assert autotune._with_band(tiles, 1, (16, 32)) == (tiles[0], (1, (16, 32), (), (0, 1), True))
+    # another order: the compiler chooses the block for it; the isolation alone keeps the block
+    assert autotune._with_band(tiles, 0, (32, 48, 64), order=(2, 0, 1))[0] == \
+        (0, (32, 48, 64), (), (2, 0, 1), False)
+    assert autotune._with_band(tiles, 0, (32, 48, 64), isolated=True)[0] == (0, (32, 48, 64), (2, 24), (0, 2, 1), True)
+    off = ((0, (32, 48, 64), (1, 1), (0, 2, 1), False),)
+    assert autotune._with_band(off, 0, (64, 64, 64)) == ((0, (64, 64, 64), (1, 1), (0, 2, 1), False),)
+
+
+def test_sizes_text_names_isolated_bands_and_keeps_whole_ones_whole():
+    tiles = ((0, (), (), (1, 0), False), (1, (32, 48), (), (0, 1), True))
+    assert autotune.sizes_text(tiles) == ("{ kernel[0] -> tile[]; kernel[0] -> order[1, 0]; kernel[1] -> tile[32, 48]; "
+                                          "kernel[1] -> order[0, 1]; kernel[1] -> isolate[1] }")
 
 
 def test_order_variants_try_every_other_order_of_a_small_band():

@@ -60,3 +60,20 @@ def test_isolated_tiles_verify(kernel, tmp_path):
                         target="c")
     report = verify(cfg, tmp_path)
     assert report.ok, report.summary()
+
+
+def test_isolation_is_a_size_of_each_band(tmp_path):
+    """`isolate[1]` in `--sizes` isolates one band's full tiles (what --autotune tries),
+    `isolate[0]` keeps one band whole under --isolate-full-tiles; --dump-sizes says which."""
+    sizes = "{ kernel[0] -> tile[32, 32]; kernel[0] -> isolate[1]; kernel[1] -> tile[32, 32] }"
+    cfg = kernel_config("atax", dataset="LARGE", ppcg_args=("--openmp", "--tile", "--sizes", sizes, "--dump-sizes"),
+                        target="c")
+    proc = run_ppcg(cfg, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel[0] -> isolate[1]" in proc.stdout and "kernel[1] -> isolate" not in proc.stdout, proc.stdout
+    off = sizes.replace("isolate[1]", "isolate[0]")
+    cfg = kernel_config("atax", dataset="LARGE", target="c",
+                        ppcg_args=("--openmp", "--tile", "--isolate-full-tiles", "--sizes", off, "--dump-sizes"))
+    proc = run_ppcg(cfg, tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel[0] -> isolate" not in proc.stdout and "kernel[1] -> isolate[1]" in proc.stdout, proc.stdout

@@ -47,6 +47,7 @@ class ScheduledScop:
     register_tiles: tuple = ()      # the C target's blocks kept in registers (register_tiles.RegisterTile)
     register_sizes: tuple[tuple[int, ...], ...] = ()   # per band tiled: its block's rows, columns (or none)
     point_orders: tuple[tuple[int, ...], ...] = ()     # per band tiled: its point loops' order (`order[...]`)
+    isolated: tuple[bool, ...] = ()     # per band tiled (not whole): its full tiles apart (`isolate[1]`)
 
     @property
     def host_scalars(self) -> frozenset[str]:
@@ -63,11 +64,12 @@ def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSiz
     """Per kernel (CUDA, OpenCL), or per tiled band (C target: `kernel[i]` is the i-th band
     tiled in the file, its SCoPs one after another, as `--sizes` reads it), the sizes used."""
     kernels = tuple((k.index, k.sizes) for s in scheduled for k in s.kernels)
-    tiles = [(tile, s.register_sizes[k] if k < len(s.register_sizes) else (),
-              s.point_orders[k] if k < len(s.point_orders) else ())
+    def at(values: tuple, k: int, default):
+        return values[k] if k < len(values) else default
+    tiles = [(tile, at(s.register_sizes, k, ()), at(s.point_orders, k, ()), at(s.isolated, k, False))
              for s in scheduled for k, tile in enumerate(s.tiles)]
-    return kernels or tuple((i, KernelSizes(tile, (), (), register, order, untiled=not tile))
-                            for i, (tile, register, order) in enumerate(tiles))
+    return kernels or tuple((i, KernelSizes(tile, (), (), register, order, untiled=not tile, isolated=isolated))
+                            for i, (tile, register, order, isolated) in enumerate(tiles))
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,

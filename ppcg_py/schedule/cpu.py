@@ -93,6 +93,7 @@ class _Walk:
     register_tiles: list[RegisterTile] = field(default_factory=list)
     register_sizes: list[tuple[int, ...]] = field(default_factory=list)     # per band tiled
     point_orders: list[tuple[int, ...]] = field(default_factory=list)       # per band tiled
+    isolated: list[bool] = field(default_factory=list)      # per band tiled: its full tiles apart
     loops: list[ParallelLoop] = field(default_factory=list)
     reductions: LoopFinder | None = None    # the reduction loops, with reductions relaxed
     # why a reduction loop stayed serial, per (operator, array)
@@ -170,7 +171,7 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
     return ScheduledScop(scop, full, schedule, final, (), names, parallel=loops,
                          vector_loops=tuple(walk.vector_loops), tiles=tuple(walk.tiles), notes=notes,
                          register_tiles=tuple(walk.register_tiles), register_sizes=tuple(walk.register_sizes),
-                         point_orders=tuple(walk.point_orders))
+                         point_orders=tuple(walk.point_orders), isolated=tuple(walk.isolated))
 
 
 def _folded_scalars(scop: Scop, groups: tuple[ReductionGroup, ...]) -> dict[str, frozenset[str]]:
@@ -279,6 +280,7 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     if asked == [] or (asked is None and walk.options.cache_tiles and not worth_tiling(steps, order.order)):
         walk.tiles.append(())       # `tile[]`: the band stays whole, its loops reordered as a tile's
         walk.register_sizes.append(())
+        walk.isolated.append(False)
         # no `omp simd` on the loop that OpenMP's threads share (a band's innermost member
         # may be its only parallel one: gramschmidt's)
         shared = walk.options.openmp and not any(band.band_member_get_coincident(m) for m in order.order[:-1])
@@ -316,7 +318,10 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     else:
         sequence = _register_blocks(points, plan, walk)
         tiled = _vector_points(sequence.child(1).child(0), walk, order.vector_safe).parent().parent().parent().parent()
-    if walk.options.isolate_full_tiles:
+    asked_isolation = user_sizes(walk.sizes, number, "isolate")   # `isolate[1]`, `isolate[0]`
+    isolate = walk.options.isolate_full_tiles if asked_isolation is None else asked_isolation != [0]
+    walk.isolated.append(isolate)
+    if isolate:
         tiled = with_full_tiles_isolated(tiled, band.band_get_partial_schedule(), tile)
     return tiled, plan is not None
 

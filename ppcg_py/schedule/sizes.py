@@ -30,6 +30,7 @@ class KernelSizes:
     register: tuple[int, ...] = ()  # C target: rows, columns of a register block (1, 1: none)
     order: tuple[int, ...] = ()     # C target: the point loops, outermost first, as the band's members
     untiled: bool = False           # C target: the band is left whole (`tile[]`)
+    isolated: bool = False          # C target: its full tiles apart (`isolate[1]`, full_tiles.py)
 
 
 def sizes_file_text(text: str) -> str:
@@ -80,7 +81,7 @@ def user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int] 
         if not rng.is_singleton() or not all(v.is_int() for v in fixed):
             raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} are not fixed values")
         values = [int(v.to_python()) for v in fixed]
-        if kind != "order" and any(v <= 0 for v in values):   # an order names members from 0
+        if kind not in ("order", "isolate") and any(v <= 0 for v in values):   # members from 0; a flag
             raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} must be positive")
         return values
     return None
@@ -135,7 +136,7 @@ def format_sizes(entries: Sequence[tuple[int, KernelSizes]]) -> str:
             parts.append(f"kernel[{kernel}] -> tile[]")
         order = ks.order if len(ks.order) > 1 else ()     # one member has one order
         for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid), ("register", ks.register),
-                             ("order", order)):
+                             ("order", order), ("isolate", (1,) if ks.isolated else ())):
             if values:
                 parts.append(f"kernel[{kernel}] -> {kind}[{', '.join(map(str, values))}]")
     return "{ " + "; ".join(parts) + " }"
