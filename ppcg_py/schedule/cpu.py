@@ -269,8 +269,9 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     (`distribute`). Where a block of an array can stay in registers, the point band's
     full blocks get register tiles (register_tiles.py) and the rest keeps this form.
     A band that the user's `tile[]` or the cache model (`worth_tiling`) leaves whole is
-    not tiled; its loops are reordered and marked all the same. Returns the tile band
-    (the band itself, untiled) and whether register tiles were made."""
+    not tiled; its loops are reordered and marked all the same. `--sizes` may give the
+    point-loop order (`order[...]`) and isolate the full tiles (`isolate[1]`). Returns
+    the tile band (the band itself, untiled) and whether register tiles were made."""
     n = band.band_n_member()
     steps = access_steps(band, walk.scop)
     number = walk.first + len(walk.tiles)      # `kernel[number]` in --sizes
@@ -318,12 +319,17 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     else:
         sequence = _register_blocks(points, plan, walk)
         tiled = _vector_points(sequence.child(1).child(0), walk, order.vector_safe).parent().parent().parent().parent()
-    asked_isolation = user_sizes(walk.sizes, number, "isolate")   # `isolate[1]`, `isolate[0]`
-    isolate = walk.options.isolate_full_tiles if asked_isolation is None else asked_isolation != [0]
+    return _isolated(tiled, band.band_get_partial_schedule(), tile, walk, number), plan is not None
+
+
+def _isolated(tiled: isl.ScheduleNode, untiled: isl.MultiUnionPwAff, tile: tuple[int, ...], walk: _Walk,
+              number: int) -> isl.ScheduleNode:
+    """The tile band with its full tiles apart (full_tiles.py) where `--sizes` says so for
+    band `number` (`isolate[1]`; `isolate[0]`: not) or, by default, --isolate-full-tiles."""
+    asked = user_sizes(walk.sizes, number, "isolate")
+    isolate = walk.options.isolate_full_tiles if asked is None else asked != [0]
     walk.isolated.append(isolate)
-    if isolate:
-        tiled = with_full_tiles_isolated(tiled, band.band_get_partial_schedule(), tile)
-    return tiled, plan is not None
+    return with_full_tiles_isolated(tiled, untiled, tile) if isolate else tiled
 
 
 def _asked_order(band: isl.ScheduleNode, walk: _Walk, number: int) -> PointOrder | None:
