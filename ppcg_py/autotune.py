@@ -6,21 +6,22 @@ PPCG leaves the choice of sizes to the user, and its paper reports 2x on average
 modelled: the input must be a whole program (it has a `main`), and every variant
 of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
 
-- **What varies**: the tile sizes of each tiled band (`kernel[i]` of `--sizes`, the
-  i-th band `--tile` tiles), one band at a time (coordinate descent), from the
-  sizes the compilation starts with (the defaults, or `--sizes`), and the shape of
-  its register block where it has one (`register[R, C]`: half the rows and twice
-  the columns, the reverse, none), and the order of its point loops (`order[...]`:
-  every other order of up to three members, else each member moved innermost; the
-  cache model's order puts a parallel, unit-stride loop innermost, which gcc need
-  not find the fastest), and whether its full tiles run apart (`isolate[1]`: constant
-  bounds in the full tiles, more code; covariance 1.4x faster, atax 1.3x slower). A band of one or
-  two members tries every combination of the candidates (8 to 512); a band of
-  three or more tries one member at a time, since the full product (343 variants
-  a band) would not fit a budget of minutes, each member also at half and twice
-  its current size (the model's whole register blocks: 48, 96). Variants near the current best come
-  first, so a budget that ends early has spent itself where gains are likely. The
-  bands are swept again while a sweep improves the best.
+- **What varies**: per tiled band (`kernel[i]` of `--sizes`, the i-th band `--tile`
+  tiles), by coordinate descent from the sizes the compilation starts with (the
+  defaults, or `--sizes`). First the few variants of each band's code: its full tiles
+  apart or not (`isolate[1]`: constant bounds in the full tiles, more code;
+  covariance 1.4x faster, atax 1.3x slower) and the order of its point loops
+  (`order[...]`: every other order of up to three members, else each member moved
+  innermost; the cache model puts a parallel, unit-stride loop innermost, which need
+  not be the fastest), so that a budget of minutes reaches every band. Then each
+  band's tile sizes: a band of one or two members tries every combination of the
+  candidates (8 to 512); a band of three or more one member at a time, since the
+  full product (343 variants a band) would not fit a budget of minutes, each member
+  also at half and twice its current size (the model's whole register blocks: 48,
+  96); then the shape of its register block where it has one (`register[R, C]`: half
+  the rows and twice the columns, the reverse, none). Variants near the current best
+  come first, so a budget that ends early has spent itself where gains are likely.
+  The bands are swept again while a sweep improves the best.
 - **The time**: the median of a few runs, each timed as a whole (the program's
   wall time); with `-DPOLYBENCH_TIME`, the seconds PolyBench prints, which leave
   out the set-up and the output. A variant that beats the best is timed again,
@@ -511,23 +512,26 @@ def order_variants(current: tuple[int, ...]) -> list[tuple[int, ...]]:
 
 
 def _sweep(search: _Search) -> None:
-    """One pass of coordinate descent over the bands. A band of one or two members tries
+    """One pass of coordinate descent over the bands: first the few variants of each
+    band's code (its full tiles apart or not, its point-loop orders), so that a budget
+    of minutes reaches every band; then its sizes. A band of one or two members tries
     every combination; a band of more moves one member at a time, each from the best so
-    far (so that the members' choices compound), then its register block's shapes, then
-    its point-loop orders."""
+    far (so that the members' choices compound), then its register block's shapes."""
     assert search.best is not None
+    for band, *_ in search.best.tiles:
+        current, _, order, isolated = _band(search.best.tiles, band)
+        if current:     # a tiled band: its full tiles apart, or back together
+            search.attempt(_with_band(search.best.tiles, band, current, isolated=not isolated))
+        for other in order_variants(order):
+            search.attempt(_with_band(search.best.tiles, band, current, order=other))
     for band, tile, *_ in search.best.tiles:
         for member in [None] if len(tile) <= 2 else range(len(tile)):
             current = _band(search.best.tiles, band)[0]
             for shape in band_variants(current, search.settings.candidates, member):
                 search.attempt(_with_band(search.best.tiles, band, shape))
-        current, register, order, isolated = _band(search.best.tiles, band)
+        current, register, _, _ = _band(search.best.tiles, band)
         for block in register_variants(register):
             search.attempt(_with_band(search.best.tiles, band, current, block))
-        for other in order_variants(order):
-            search.attempt(_with_band(search.best.tiles, band, current, order=other))
-        if current:     # a tiled band: its full tiles apart, or back together
-            search.attempt(_with_band(search.best.tiles, band, current, isolated=not isolated))
 
 
 def _band(tiles: Tiles, band: int) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], bool]:
