@@ -9,7 +9,8 @@ of them with `--tile`), a fifth for OpenCL (run on PoCL; as CUDA where no OpenCL
 runtime is installed, see runner.run_file), the others for CUDA. Three in ten get
 `--reductions`, one in ten `--atomic-reductions`. `python -m fuzz --target T` gives every case the target `T` instead
 (`c`: the C target, always with `--tile`; `opencl`; `cuda`), to aim a campaign at one.
-Half of the tiled C cases name small register blocks (`register[R, C]` in `--sizes`).
+Half of the tiled C cases name small register blocks (`register[R, C]` in `--sizes`),
+three in ten isolate their full tiles (`--isolate-full-tiles`).
 """
 from __future__ import annotations
 
@@ -91,6 +92,9 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
             chosen = ["--target=opencl"]
     if "--tile" in chosen:
         args = _with_register_blocks(args, random.Random(f"register:{seed}"))
+        # full tiles apart (isl's isolate option), from a generator of its own
+        if random.Random(f"isolate:{seed}").random() < 0.3:
+            args.append("--isolate-full-tiles")
     return (*args, *chosen)
 
 
