@@ -62,7 +62,7 @@ from pathlib import Path
 
 from .diagnostics import CompileError, Diagnostics
 from .options import Options
-from .schedule.sizes import KernelSizes, format_sizes
+from .schedule.sizes import KernelSizes, format_sizes, size_entries
 from .verify.common import DUMP_DEFINE
 from .verify.dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for
 from .verify.harness import data_type_from_defines
@@ -129,8 +129,12 @@ class TuneResult:
 
 def sizes_text(tiles: Tiles) -> str:
     """The tiles in `--sizes` syntax (as `--dump-sizes` prints them)."""
-    return format_sizes([(n, KernelSizes(tile, (), (), register, order, untiled=not tile, isolated=isolated))
-                         for n, tile, register, order, isolated in tiles])
+    return format_sizes([_band_sizes(band) for band in tiles])
+
+
+def _band_sizes(band: tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ...], bool]) -> tuple[int, KernelSizes]:
+    n, tile, register, order, isolated = band
+    return n, KernelSizes(tile, (), (), register, order, untiled=not tile, isolated=isolated)
 
 
 def with_tiles(options: Options, tiles: Tiles) -> Options:
@@ -591,11 +595,7 @@ def sizes_file_contents(source: Path, result: TuneResult, settings: TuneSettings
         f"# starting sizes {sizes_text(result.start.tiles)}: {result.start.seconds:.4g} s",
         f"# {result.summary()}",
     ]
-    body = ";\n  ".join(f"kernel[{n}] -> tile[{', '.join(map(str, tile))}]"
-                        + (f"; kernel[{n}] -> register[{', '.join(map(str, register))}]" if register else "")
-                        + (f"; kernel[{n}] -> order[{', '.join(map(str, order))}]" if len(order) > 1 else "")
-                        + (f"; kernel[{n}] -> isolate[1]" if isolated else "")
-                        for n, tile, register, order, isolated in result.best.tiles)
+    body = ";\n  ".join("; ".join(size_entries(*_band_sizes(band))) for band in result.best.tiles)
     return "\n".join(lines) + "\n" + ("{ " + body + " }" if body else "{ }") + "\n"
 
 

@@ -166,7 +166,7 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
         _legacy_dump(run.options, "scop", lambda: describe_scop(scop))
         with run.step(scop):
             result = schedule_for_cpu(scop, run.options, run.diagnostics,
-                                      first_tiled=sum(len(s.tiles) for s in scheduled)) \
+                                      first_tiled=sum(len(s.band_sizes) for s in scheduled)) \
                 if run.options.target == "c" else \
                 schedule_scop(scop, run.options, first_kernel=sum(len(s.kernels) for s in scheduled),
                               diagnostics=run.diagnostics)

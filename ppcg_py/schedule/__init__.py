@@ -42,12 +42,9 @@ class ScheduledScop:
     ends: HostEnds = HostEnds()     # of those, the serial head and tail (host code around the transfers)
     parallel: tuple = ()            # the C target's OpenMP loops (cpu.py: ParallelLoop), in tree order
     vector_loops: tuple = ()        # the C target's innermost loops for the vectoriser (`omp_simdN` marks)
-    tiles: tuple[tuple[int, ...], ...] = ()   # the C target's tile sizes, per band tiled (`kernel[i]`)
+    band_sizes: tuple[KernelSizes, ...] = ()   # the C target's sizes, per band tiled or left whole (`kernel[i]`)
     notes: tuple[str, ...] = ()     # -v: the reduction loops found and what became of them (reductions.py)
     register_tiles: tuple = ()      # the C target's blocks kept in registers (register_tiles.RegisterTile)
-    register_sizes: tuple[tuple[int, ...], ...] = ()   # per band tiled: its block's rows, columns (or none)
-    point_orders: tuple[tuple[int, ...], ...] = ()     # per band tiled: its point loops' order (`order[...]`)
-    isolated: tuple[bool, ...] = ()     # per band tiled (not whole): its full tiles apart (`isolate[1]`)
 
     @property
     def host_scalars(self) -> frozenset[str]:
@@ -64,12 +61,7 @@ def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSiz
     """Per kernel (CUDA, OpenCL), or per tiled band (C target: `kernel[i]` is the i-th band
     tiled in the file, its SCoPs one after another, as `--sizes` reads it), the sizes used."""
     kernels = tuple((k.index, k.sizes) for s in scheduled for k in s.kernels)
-    def at(values: tuple, k: int, default):
-        return values[k] if k < len(values) else default
-    tiles = [(tile, at(s.register_sizes, k, ()), at(s.point_orders, k, ()), at(s.isolated, k, False))
-             for s in scheduled for k, tile in enumerate(s.tiles)]
-    return kernels or tuple((i, KernelSizes(tile, (), (), register, order, untiled=not tile, isolated=isolated))
-                            for i, (tile, register, order, isolated) in enumerate(tiles))
+    return kernels or tuple(enumerate(ks for s in scheduled for ks in s.band_sizes))
 
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,

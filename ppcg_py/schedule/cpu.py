@@ -53,7 +53,7 @@ from .private import changed_values, privatize
 from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
 from .point_order import FAR, PointOrder, access_steps, given_order, permuted, point_order
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
-from .sizes import kernel_sizes, user_sizes
+from .sizes import KernelSizes, kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
 MARK = "omp_parallel"
@@ -88,12 +88,9 @@ class _Walk:
     scop: Scop
     dependences: isl.UnionMap
     first: int = 0                  # the number of the SCoP's first tiled band (`kernel[i]` in --sizes)
-    tiles: list[tuple[int, ...]] = field(default_factory=list)    # the sizes of each band tiled
+    band_sizes: list[KernelSizes] = field(default_factory=list)    # of each band tiled (or left whole)
     vector_loops: list[ParallelLoop] = field(default_factory=list)
     register_tiles: list[RegisterTile] = field(default_factory=list)
-    register_sizes: list[tuple[int, ...]] = field(default_factory=list)     # per band tiled
-    point_orders: list[tuple[int, ...]] = field(default_factory=list)       # per band tiled
-    isolated: list[bool] = field(default_factory=list)      # per band tiled: its full tiles apart
     loops: list[ParallelLoop] = field(default_factory=list)
     reductions: LoopFinder | None = None    # the reduction loops, with reductions relaxed
     # why a reduction loop stayed serial, per (operator, array)
@@ -169,9 +166,8 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
     notes = _reduction_notes(scop, full, relaxation, schedule, fixed, loops, walk.refusals, options) \
         if options.verbose and scop.reductions else ()
     return ScheduledScop(scop, full, schedule, final, (), names, parallel=loops,
-                         vector_loops=tuple(walk.vector_loops), tiles=tuple(walk.tiles), notes=notes,
-                         register_tiles=tuple(walk.register_tiles), register_sizes=tuple(walk.register_sizes),
-                         point_orders=tuple(walk.point_orders), isolated=tuple(walk.isolated))
+                         vector_loops=tuple(walk.vector_loops), band_sizes=tuple(walk.band_sizes), notes=notes,
+                         register_tiles=tuple(walk.register_tiles))
 
 
 def _folded_scalars(scop: Scop, groups: tuple[ReductionGroup, ...]) -> dict[str, frozenset[str]]:
@@ -274,14 +270,12 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     the tile band (the band itself, untiled) and whether register tiles were made."""
     n = band.band_n_member()
     steps = access_steps(band, walk.scop)
-    number = walk.first + len(walk.tiles)      # `kernel[number]` in --sizes
+    number = walk.first + len(walk.band_sizes)      # `kernel[number]` in --sizes
     order = _asked_order(band, walk, number) or point_order(band, walk.scop, steps)
-    walk.point_orders.append(order.order)
     asked = user_sizes(walk.sizes, number, "tile")
     if asked == [] or (asked is None and walk.options.cache_tiles and not worth_tiling(steps, order.order)):
-        walk.tiles.append(())       # `tile[]`: the band stays whole, its loops reordered as a tile's
-        walk.register_sizes.append(())
-        walk.isolated.append(False)
+        # `tile[]`: the band stays whole, its loops reordered as a tile's
+        walk.band_sizes.append(KernelSizes((), (), (), order=order.order, untiled=True))
         # no `omp simd` on the loop that OpenMP's threads share (a band's innermost member
         # may be its only parallel one: gramschmidt's)
         shared = walk.options.openmp and not any(band.band_member_get_coincident(m) for m in order.order[:-1])
@@ -307,8 +301,7 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
             element_bytes(walk.scop.array(plan.array).element_type))) != tile:
         tile = fitted
         points, plan = blocks(tile)
-    walk.tiles.append(tile)
-    walk.register_sizes.append(plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ())
+    register = plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ()
     if plan is None and shape not in (None, (1, 1)) and walk.options.register_tiles and \
             blocks(tile, aligned=False)[1] is not None:     # the band would take it, the tile sizes not
         walk.warnings.append(f"--sizes: kernel {number} gets no register[{shape[0]}, {shape[1]}] blocks: the tile "
@@ -319,17 +312,18 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     else:
         sequence = _register_blocks(points, plan, walk)
         tiled = _vector_points(sequence.child(1).child(0), walk, order.vector_safe).parent().parent().parent().parent()
-    return _isolated(tiled, band.band_get_partial_schedule(), tile, walk, number), plan is not None
+    isolate = _isolated(walk, number)
+    walk.band_sizes.append(KernelSizes(tile, (), (), register, order.order, isolated=isolate))
+    if isolate:
+        tiled = with_full_tiles_isolated(tiled, band.band_get_partial_schedule(), tile)
+    return tiled, plan is not None
 
 
-def _isolated(tiled: isl.ScheduleNode, untiled: isl.MultiUnionPwAff, tile: tuple[int, ...], walk: _Walk,
-              number: int) -> isl.ScheduleNode:
-    """The tile band with its full tiles apart (full_tiles.py) where `--sizes` says so for
-    band `number` (`isolate[1]`; `isolate[0]`: not) or, by default, --isolate-full-tiles."""
+def _isolated(walk: _Walk, number: int) -> bool:
+    """Whether band `number` has its full tiles apart (full_tiles.py): as `--sizes` says
+    (`isolate[1]`; `isolate[0]`: not) or, by default, as --isolate-full-tiles."""
     asked = user_sizes(walk.sizes, number, "isolate")
-    isolate = walk.options.isolate_full_tiles if asked is None else asked != [0]
-    walk.isolated.append(isolate)
-    return with_full_tiles_isolated(tiled, untiled, tile) if isolate else tiled
+    return walk.options.isolate_full_tiles if asked is None else asked != [0]
 
 
 def _asked_order(band: isl.ScheduleNode, walk: _Walk, number: int) -> PointOrder | None:

@@ -403,8 +403,9 @@ class KernelMapper:
         self.kernels.append(kernel)
         node = node.insert_filter(thread_filter)           # each thread runs its points
         if not reductions:
-            unrolled = isl.ast_loop_type.unroll if self.options.unroll_gpu_tile else isl.ast_loop_type.atomic
-            node = statements_apart(node.child(0), n_threads, self.dependences, unrolled).parent()
+            # the sunk loops as memory/tree.py makes the point band's serial members
+            loop_type = isl.ast_loop_type.unroll if self.options.unroll_gpu_tile else isl.ast_loop_type.atomic
+            node = statements_apart(node.child(0), n_threads, self.dependences, loop_type).parent()
         node = node.parent().parent()                      # back at the block filter
         node = node.insert_context(_id_ranges(ctx, block_ids + thread_ids, sizes.grid + sizes.block, host_depth))
         return node.insert_mark(isl.Id(kernel.name, context=ctx))

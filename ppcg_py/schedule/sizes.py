@@ -130,13 +130,15 @@ def launchable(block: tuple[int, ...]) -> tuple[int, ...]:
 
 def format_sizes(entries: Sequence[tuple[int, KernelSizes]]) -> str:
     """The sizes used, in `--sizes` syntax (what `--dump-sizes` prints)."""
-    parts = []
-    for kernel, ks in entries:
-        if ks.untiled:
-            parts.append(f"kernel[{kernel}] -> tile[]")
-        order = ks.order if len(ks.order) > 1 else ()     # one member has one order
-        for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid), ("register", ks.register),
-                             ("order", order), ("isolate", (1,) if ks.isolated else ())):
-            if values:
-                parts.append(f"kernel[{kernel}] -> {kind}[{', '.join(map(str, values))}]")
-    return "{ " + "; ".join(parts) + " }"
+    return "{ " + "; ".join(part for kernel, ks in entries for part in size_entries(kernel, ks)) + " }"
+
+
+def size_entries(kernel: int, ks: KernelSizes) -> list[str]:
+    """One kernel's (or band's) sizes, each as a `kernel[i] -> kind[...]` of `--sizes`."""
+    parts = [f"kernel[{kernel}] -> tile[]"] if ks.untiled else []
+    order = ks.order if len(ks.order) > 1 else ()     # one member has one order
+    for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid), ("register", ks.register),
+                         ("order", order), ("isolate", (1,) if ks.isolated else ())):
+        if values:
+            parts.append(f"kernel[{kernel}] -> {kind}[{', '.join(map(str, values))}]")
+    return parts
