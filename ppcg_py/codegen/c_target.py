@@ -33,7 +33,7 @@ from .common import array_extents, local_array_names, local_declarations, runs_w
 from ..isl_c import c_node
 from .omp_region import with_parallel_regions
 from .printer import AstPrinter, c_lines, declaration
-from .statements import elements, instance, linearized, member_element, printed_tags, subscripted
+from .statements import elements, field_rows, instance, linearized, member_element, printed_tags, subscripted
 from .source import Source
 
 __all__ = ["CFile", "build_c_ast", "generate_c"]
@@ -207,7 +207,11 @@ def _scop_code(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool,
         call = ast.calls[key]
         iterators = {name: c_node(e) for name, e in call.iterators.items()}
         references = elements(call.references, element, iterators)
-        return [instance(bodies[call.statement], references, iterators)]
+        body = instance(bodies[call.statement], references, iterators)
+        if members:
+            body = field_rows(body, frozenset(members), lambda name, indices: member_element(
+                c_ast.ID(members[name].variable), members[name], indices, [], linear=False))
+        return [body]
 
     parallel_pragmas: list[c_ast.Pragma] = []
 

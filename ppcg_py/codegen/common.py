@@ -26,7 +26,7 @@ from .expr import c_expr, param_node
 from .ownership import owned
 from .printer import c_text, declaration, parameter
 from .reductions import reduction_statement
-from .statements import elements, instance, linearized, member_element, subscripted
+from .statements import elements, field_rows, instance, linearized, member_element, subscripted
 
 if TYPE_CHECKING:
     import jinja2
@@ -136,7 +136,11 @@ class Calls:
         if isinstance(call, StatementCall):
             iterators = {name: c_node(e) for name, e in call.iterators.items()}
             references = elements(call.references, self._element, iterators)
-            return owned(call.owned, loops, instance(self.bodies[call.statement], references, iterators))
+            body = instance(self.bodies[call.statement], references, iterators)
+            if self.members:
+                body = field_rows(body, frozenset(self.members),
+                                  lambda name, indices: self._element(Subscript(name, (), host=True), indices))
+            return owned(call.owned, loops, body)
         if isinstance(call, CopyCall):
             return owned(call.owned, loops,
                           c_ast.Assignment("=", self._element(call.target), self._element(call.source)))

@@ -114,5 +114,32 @@ def member_element(base: c_ast.Node, member: Member, indices: list[c_ast.Node], 
     for name, dims in member.path:
         element = c_ast.StructRef(element, ".", c_ast.ID(name))
         for _ in range(dims):
-            element = c_ast.ArrayRef(element, next(inner))
+            index = next(inner, None)
+            if index is None:   # a row of the member (`f(s[i].c[k])`, an argument)
+                return element
+            element = c_ast.ArrayRef(element, index)
     return element
+
+
+def field_rows(node: c_ast.Node, fields: frozenset[str],
+               element: Callable[[str, list[c_ast.Node]], c_ast.Node]) -> c_ast.Node:
+    """`node` with each field array named outside a reference (a member's row passed
+    to a function the file only declares: `f(s_a[i][j])` for `f(s[i][j].a)`) printed
+    as its member, `element(field, indices)`: no program declares the field array."""
+    if isinstance(node, (c_ast.ArrayRef, c_ast.ID)):
+        indices: list[c_ast.Node] = []
+        root = node
+        while isinstance(root, c_ast.ArrayRef):
+            indices.insert(0, root.subscript)
+            root = root.name
+        if isinstance(root, c_ast.ID) and root.name in fields:
+            return element(root.name, [field_rows(i, fields, element) for i in indices])
+    for slot in node.__slots__:
+        if slot in ("coord", "__weakref__") or not hasattr(node, slot):
+            continue
+        value = getattr(node, slot)
+        if isinstance(value, c_ast.Node) and not _is_name(node, slot):
+            setattr(node, slot, field_rows(value, fields, element))
+        elif isinstance(value, list):
+            setattr(node, slot, [field_rows(v, fields, element) if isinstance(v, c_ast.Node) else v for v in value])
+    return node

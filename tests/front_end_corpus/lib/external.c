@@ -56,3 +56,21 @@ void bump(double *p, double by) { *p += by; note(by); }
 void accumulate(double *total, double v) { *total += v; }
 
 double smooth_step(double v) { return v * v * (3 - 2 * v); }
+
+/* ext_member_row.c: rows of a member array of a struct element */
+void add_to_row(int n, int *row, int v)
+{
+  for (int k = 0; k < n; k++)
+    row[k] += v;
+  note(v);
+}
+
+int block_sum(int block[6][5])
+{
+  int s = 0;
+  for (int k = 0; k < 6; k++)
+    for (int l = 0; l < 5; l++)
+      s += block[k][l] * (k + 1);
+  note(s);
+  return s;
+}
