@@ -30,7 +30,8 @@ from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import Liveness
 from .local_arrays import expanded, expansion
 from .model import Access, Array, Kill, Reference, Scop, Statement
-from .normalize import Declaration, StatementLabel, normalize
+from .normalize import Declaration, Marker, StatementLabel, normalize
+from .pencil import Assumption, PencilKill, builtin_calls, dead_after
 from .reductions import find_reductions
 from .regions import Region
 from .structs import FieldArrays, StructTable, expand
@@ -126,6 +127,9 @@ class ScopBuilder:
             if structs is not None:   # member accesses: field arrays
                 self.items = tuple(self.fields.rewrite(item) for item in self.items)
                 self.types.update({name: f.vt for name, f in self.fields.fields.items()})
+            # PENCIL's imin ... __pencil_kill, where the file does not define them
+            self.items = builtin_calls(self.items, frozenset(functions.definitions) if functions else frozenset())
+            self._dead_after = dead_after(self.items)
             # declared where normalize does not go (a `while` body): C locals of that construct
             self._construct_locals = {d.name for item in self.items for d in nodes_of(item, c_ast.Decl)
                                       if d.name and d.name not in self.region.symbols}
@@ -424,6 +428,11 @@ class ScopBuilder:
             return None
         if isinstance(node, Declaration):
             return self._kill(node, env)
+        if isinstance(node, Assumption):
+            self._assume(node, env)
+            return None
+        if isinstance(node, PencilKill):
+            return self._pencil_kill(node, env)
         if isinstance(node, (c_ast.Decl, c_ast.DeclList)):
             raise CompileError.at(node.coord, "declaration inside a SCoP is not supported yet "
                                   "(declare the variable before #pragma scop)")
@@ -695,7 +704,7 @@ class ScopBuilder:
         block around it, the iterators of its loops that the SCoP's function declares."""
         node = replaced(node, {id(marker): _declared(self.locals[marker.name].decl, marker.name)
                                if isinstance(marker, Declaration) else c_ast.EmptyStatement(marker.coord)
-                               for marker in nodes_of(node, Declaration, StatementLabel)})
+                               for marker in nodes_of(node, Marker)})
         outer = [_declared(self.region.symbols[n], n) for n in sorted(own.iterators)
                  if n in self.region.symbols and n not in own.declared_in_loops]
         return c_ast.Compound(outer + [node], node.coord) if outer else node
@@ -729,6 +738,42 @@ class ScopBuilder:
         self.kills.append(Kill(name, node.name, index.intersect_domain(domain), f"ref_{self._n_references}"))
         self._n_references += 1
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _assume(self, node: Assumption, env: _Env) -> None:
+        """The context without the parameter values for which the assumption fails at
+        some instance where it is reached (pet's reading of `__pencil_assume`)."""
+        try:
+            holds = env.space.condition(node.condition, "assumption")
+        except CompileError:   # reads memory, or is not affine: a promise left unused
+            return
+        fails = env.domain.subtract(holds).params()
+        self.context = self.context.subtract(fails.align_params(self.context.get_space())).coalesce()
+
+    def _pencil_kill(self, node: PencilKill, env: _Env) -> isl.Schedule | None:
+        """A kill of the model for each variable or element `__pencil_kill` names that
+        the SCoP accesses (one it does not access has no values here to kill)."""
+        killed = []
+        for target in node.targets:
+            raw = _kill_target(target)
+            if raw is None or self.kinds.get(raw.array) not in ("array", "cell"):
+                continue
+            name = f"kill_{len(self.kills)}"
+            domain = env.domain.set_tuple_name(name)
+            if raw.subscripts or not self.types[raw.array].dims:
+                index = self._access(raw, f"ref_{self._n_references}", env, domain).index \
+                    if raw.subscripts else isl.Map.from_domain_and_range(domain, isl.Set.universe(
+                        isl.Space.set_alloc(self.ctx, 0, 0)).set_tuple_name(raw.array).align_params(domain.get_space()))
+            else:
+                index = self._whole_array(raw.array, env, domain, target.coord)
+            self.kills.append(Kill(name, raw.array, index.intersect_domain(domain), f"ref_{self._n_references}"))
+            self._n_references += 1
+            killed.append(isl.Schedule.from_domain(isl.UnionSet.from_set(domain)))
+        if not killed:
+            return None
+        schedule = killed[0]
+        for more in killed[1:]:
+            schedule = schedule.sequence(more)
+        return schedule
 
     def _arithmetic_kind(self, env: _Env, name: str) -> str:
         """'int', 'float' or 'double': the C type of a variable of this statement."""
@@ -808,7 +853,8 @@ class ScopBuilder:
             scalar = kind == "cell"
             arrays.append(Array(name, vt.base, *self._extents(name, vt), is_scalar=scalar,
                                 declared_line=vt.coord.line if vt.coord else None,
-                                live_after=not (scalar and self._liveness.unused_after(name))))
+                                live_after=not (scalar and self._liveness.unused_after(name))
+                                and name not in self._dead_after))
         for name, coord in self._stored_iterators.items():
             if self.kinds.get(name) == "cell" or name in self.locals:
                 continue    # a scalar of the SCoP already
@@ -882,6 +928,17 @@ class ScopBuilder:
                                   "its accesses have no upper bound")
         return upper.add(constant_on(upper.get_domain_space(), 1)).coalesce()
 
+
+
+def _kill_target(node: c_ast.Node) -> RawAccess | None:
+    """What one argument of `__pencil_kill` names: a variable, or one element of an array."""
+    subscripts: list[c_ast.Node] = []
+    while isinstance(node, c_ast.ArrayRef):
+        subscripts.insert(0, node.subscript)
+        node = node.name
+    if not isinstance(node, c_ast.ID):
+        return None
+    return RawAccess(node.name, tuple(subscripts), False, True, node)
 
 
 def _undeclared_callees(node: c_ast.Node, variables) -> list[str]:
