@@ -15,7 +15,9 @@ callee's body with its formal parameters replaced by the actual arguments:
   call site captures or is captured by them;
 - the value of a call in an expression by the callee's final `return E;`,
   converted to its return type, the callee's other statements going before the
-  statement that holds the call.
+  statement that holds the call; a callee that returns earlier has its returns
+  made structured control flow first, its value a choice `c ? E1 : E2` or a
+  result variable (returns.py).
 
 The statements that result are ordinary SCoP statements: their accesses are the
 callee's through its arguments, loops in the callee are loops of the SCoP, and
@@ -40,6 +42,7 @@ from .c_types import TypeError_, VarType, resolve
 from .c_walk import all_names, nodes_of
 from .external import ExternalFunction, external_functions
 from .regions import Region
+from .returns import structure_returns
 from .summaries import DEF, USE, Summary, SummaryCall, marked
 
 # Never inlined, even when the file defines them: the pure math functions (and the
@@ -275,7 +278,8 @@ class _Inliner:
         if not arguments_done:
             args = [self.expression(a, before, stack) for a in args]
         body = copy.deepcopy(fdef.body)
-        result = _split_return(body, name)
+        result, chosen = structure_returns(body, fdef, lambda value: self._converted(value, fdef.decl.type.type),
+                                           self._inlined_names())
         own = _declared_names(body) | {f.name for f in formals}
         self._check_globals(body, result, own, name, where)
         renames = {n: self._fresh(n) for n in _declared_names(body)}
@@ -286,7 +290,9 @@ class _Inliner:
         scalars: dict[str, c_ast.Node] = {}
         pointers: dict[str, tuple[_Pointer, c_ast.Node]] = {}
         assigned = _assigned_names(body)
-        has_statements = bool(body.block_items)
+        # a value chosen by conditions reads its parameters more than once: where statements
+        # may go, an argument that reads memory is read once, into a local
+        has_statements = bool(body.block_items) or (chosen and before is not None)
         types = [self._formal_type(formal, name) for formal in formals]
         bindings = {f.name: a for f, a, vt in zip(formals, args, types) if not vt.is_array}
         pointer_bases = set()
@@ -327,6 +333,11 @@ class _Inliner:
         if value is None:
             return None
         return self._converted(value, fdef.decl.type.type)
+
+    def _inlined_names(self) -> set[str]:
+        """The functions whose calls this inliner replaces by statements."""
+        return {name for name in self.functions.definitions
+                if self._inlinable(c_ast.FuncCall(c_ast.ID(name), None))}
 
     def _converted(self, value: c_ast.Node, type_node: c_ast.Node) -> c_ast.Node:
         """`(T) value`: a value passed to or returned from a function takes the declared
@@ -384,6 +395,9 @@ class _Inliner:
             return vt.base if len(vt.dims) == depth else None
         if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
             return self._type_of(node.expr)
+        if isinstance(node, c_ast.TernaryOp):
+            kind = self._type_of(node.iftrue)
+            return kind if kind is not None and kind == self._type_of(node.iffalse) else None
         if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/"):
             a, b = self._type_of(node.left), self._type_of(node.right)
             for kind in ("double", "float", "int"):
@@ -606,19 +620,6 @@ def _formals(fdef: c_ast.FuncDef) -> list[c_ast.Decl] | None:
     if len(params) == 1 and isinstance(params[0], c_ast.Typename):   # f(void)
         return []
     return [p for p in params if isinstance(p, c_ast.Decl)]
-
-
-def _split_return(body: c_ast.Compound, callee: str) -> c_ast.Node | None:
-    """Take the final `return E;` off the body; E, or None. No other return may remain."""
-    items = list(body.block_items or [])
-    result = None
-    if items and isinstance(items[-1], c_ast.Return):
-        result = items.pop().expr
-    body.block_items = items
-    for node in nodes_of(body, c_ast.Return):
-        raise CompileError.at(node.coord, f"'return' inside '{callee}' before its end (a function called "
-                              "in a SCoP may return only at the end of its body)")
-    return result
 
 
 def _declared_names(body: c_ast.Node) -> set[str]:
