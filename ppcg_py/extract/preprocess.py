@@ -96,14 +96,17 @@ def strip_system_headers(text: str) -> str:
 
     Parsing glibc's declarations is most of the front end's time, and no SCoP can use
     them (calls are checked by name, globals of system headers are not SCoP data).
-    Line markers stay, so locations in the user's files are unchanged.
+    Every line keeps its place and each kept typedef its lines and columns, so that a
+    location is right in a header (an enum constant of a typedef) as in the user's files.
     """
     out: list[str] = []
-    section: list[str] = []
-    in_system = False
+    section: list[str] = []         # lines of system headers in a row, their line markers included
     system_files: set[str] = set()  # entered as system headers (flags 1 and 3)
-    for line in text.splitlines():
-        marker = _LINEMARKER.match(line)
+    lines = text.split("\n")       # a line ends at "\n" only, as for pycparser
+    if lines and not lines[-1]:
+        lines.pop()
+    for line in lines:
+        marker = _LINEMARKER.match(line) if line.startswith("# ") else None
         if marker:
             name, flags = marker.group(1), marker.group(2).split()
             if "1" in flags and "3" in flags:
@@ -111,37 +114,56 @@ def strip_system_headers(text: str) -> str:
             # A system macro expanded in user code is marked "3" but names the user's
             # file; a command-line macro (-D__builtin_va_list=int) expanded in a system
             # header is marked with no flag but names the header: the file decides.
-            now_system = name in system_files
-            if in_system and not now_system:
-                out.extend(_typedefs_only("\n".join(section)))
+            if name in system_files:
+                section.append(line)
+                continue
+            if section:
+                out.append(_typedefs_only("\n".join(section)))
                 section = []
-            in_system = now_system
             out.append(line)
-        elif in_system:
+        elif section:
             section.append(line)
-            out.append("")  # keep line numbering of the preprocessed text
         else:
             out.append(line)
-    if in_system:
-        out.extend(_typedefs_only("\n".join(section)))
+    if section:
+        out.append(_typedefs_only("\n".join(section)))
     return "\n".join(out) + "\n"
 
 
-def _typedefs_only(section: str) -> list[str]:
-    """The top-level typedef declarations of a header section, on one line each."""
-    kept: list[str] = []
-    depth, start = 0, 0
-    for k, ch in enumerate(section):
-        if ch in "({[":
+# what the depth count of `_typedefs_only` looks at; a directive line is skipped whole
+_STRUCTURE = re.compile(r"^#[^\n]*|[;(){}\[\]]", re.MULTILINE)
+# a statement that starts with `typedef`, after blanks and directive lines
+_TYPEDEF_START = re.compile(r"(?:\s|^#[^\n]*+)*+typedef\b", re.MULTILINE)
+
+
+def _typedefs_only(section: str) -> str:
+    """A header section with its top-level typedefs where they are and every other
+    line empty (line markers kept): as many lines as `section`."""
+    pieces: list[str] = []
+    kept_end = start = depth = 0
+    for token in _STRUCTURE.finditer(section):
+        char = token.group()[0]
+        if char in "({[":
             depth += 1
-        elif ch in ")}]":
+        elif char in ")}]":
             depth -= 1
-        elif ch == ";" and depth == 0:
-            statement = section[start:k + 1].strip()
-            start = k + 1
-            if statement.startswith("typedef"):
-                kept.append(" ".join(statement.split()))
-    return kept
+        elif char == ";" and depth == 0:
+            typedef = _TYPEDEF_START.match(section, start)
+            if typedef:
+                begin = typedef.end() - len("typedef")
+                pieces += [_blanked(section[kept_end:begin]), section[begin:token.end()]]
+                kept_end = token.end()
+            start = token.end()
+    pieces.append(_blanked(section[kept_end:]))
+    return "".join(pieces)
+
+
+def _blanked(gap: str) -> str:
+    """`gap` as empty lines, its line markers kept, then spaces up to the column where
+    the kept text after it starts."""
+    lines = gap.split("\n")
+    kept = [line if line.startswith("# ") and _LINEMARKER.match(line) else "" for line in lines[:-1]]
+    return "\n".join([*kept, " " * len(lines[-1])])
 
 
 def _preprocessor_error(stderr: str, path: str) -> CompileError:
@@ -153,9 +175,36 @@ def _preprocessor_error(stderr: str, path: str) -> CompileError:
     return CompileError(first, path)
 
 
+class CParser(c_parser.CParser):
+    """pycparser's parser, which also reads K&R definitions without a return type.
+
+    pycparser 3's path for a definition with an implicit `int` wants '{' right after
+    the declarator, so `main(argc, argv) int argc; char **argv; { ... }` (valid C89)
+    is an "Invalid function definition"; its path with a type already reads the
+    declaration list. This overrides that one path with pycparser 3's internals
+    (`_peek`, `_starts_declaration`, `_parse_id_declarator`, `_parse_function_definition`):
+    pyproject.toml pins pycparser to 3.x for them.
+    """
+
+    def _parse_external_declaration(self) -> list[c_ast.Node]:
+        tok = self._peek()
+        if tok is None or tok.type in _NOT_IMPLICIT_INT or self._starts_declaration(tok):
+            return super()._parse_external_declaration()
+        decl = self._parse_id_declarator()
+        if self._peek_type() != "LBRACE" and not self._starts_declaration():
+            self._parse_error("Invalid function definition", decl.coord)
+        spec = {"qual": [], "alignment": [], "storage": [], "function": [], "type_attributes": [],
+                "type": [c_ast.IdentifierType(["int"], coord=decl.coord)]}   # as pycparser's own path
+        return [self._parse_function_definition(spec, decl)]
+
+
+# the tokens `CParser._parse_external_declaration` leaves to pycparser before its implicit-int path
+_NOT_IMPLICIT_INT = frozenset({"ATTRIBUTE_BEGIN", "PPHASH", "PPPRAGMA", "_PRAGMA", "SEMI", "_STATIC_ASSERT"})
+
+
 def parse(text: str, path: str) -> c_ast.FileAST:
     """Parse preprocessed C; a syntax error becomes a located CompileError."""
-    parser = c_parser.CParser()
+    parser = CParser()
     try:
         return parser.parse(text, filename=path)
     except c_parser.ParseError as exc:

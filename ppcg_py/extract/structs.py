@@ -11,7 +11,8 @@
 - A struct declared inside the SCoP (`struct pt p;`) becomes one local per member
   (`p_x`, `p_y`), each an ordinary scalar local; members that are arrays are not
   supported there.
-- Enum constants (`RED`) are integer constants, and enum types are `int`.
+- Enum constants (`RED`) are integer constants (their values computed as C does,
+  constant_expressions.py), and enum types are `int`.
 - Unions stay unsupported (c_types.py rejects their type where it is used).
 
 `expand` runs before normalize.py (struct assignments, struct locals, enum
@@ -29,6 +30,7 @@ from ..diagnostics import CompileError
 from ..names import fresh_name
 from .c_types import TypeError_, VarType, resolve
 from .c_walk import nodes_of
+from .constant_expressions import NotConstant, evaluate
 from .model import Array, Member, StructType, StructVariable
 
 _GEN = c_generator.CGenerator()
@@ -45,15 +47,13 @@ class StructTable:
         self.typedefs = typedefs
         self.definitions: dict[str, c_ast.Struct] = {}
         self.enumerators: dict[str, int] = {}
+        self.unevaluable: dict[str, tuple[object, str]] = {}   # enum constant -> (where, why)
         found = nodes_of(ast, c_ast.Struct, c_ast.Enum, c_ast.ArrayDecl)   # one walk: the file is large
         for node in found:
             if isinstance(node, c_ast.Struct) and node.name and node.decls is not None:
                 self.definitions.setdefault(node.name, node)
             elif isinstance(node, c_ast.Enum) and node.values is not None:
-                value = -1
-                for item in node.values.enumerators:
-                    value = value + 1 if item.value is None else self._constant(item.value, item.coord)
-                    self.enumerators[item.name] = value
+                self._enumerate(node)
         if self.enumerators:   # `double A[N][COUNT]`: sizes are affine
             for array in found:
                 if isinstance(array, c_ast.ArrayDecl) and array.dim is not None:
@@ -64,12 +64,33 @@ class StructTable:
             if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.Struct) and not node.type.name:
                 self._typedef_of.setdefault(id(node.type), name)
 
-    def _constant(self, node: c_ast.Node, coord) -> int:
-        try:
-            return _evaluate(node, self.enumerators)
-        except (ValueError, KeyError, ZeroDivisionError):
-            raise CompileError.at(coord, "enum constant whose value is not an integer constant expression") \
-                from None
+    def _enumerate(self, node: c_ast.Enum) -> None:
+        """The values of an enum's constants. One whose value cannot be computed (and
+        those after it that count from it) is an error only where a SCoP uses it:
+        headers are full of enums that no SCoP uses."""
+        value: int | None = -1
+        reason = ""
+        for item in node.values.enumerators:
+            if item.value is not None:
+                try:
+                    value = evaluate(item.value, self.enumerators, self.typedefs)
+                except NotConstant as exc:
+                    value, reason = None, str(exc)
+            elif value is not None:
+                value += 1
+            if value is None:
+                self.enumerators.pop(item.name, None)
+                self.unevaluable[item.name] = (item.coord, reason)
+            else:
+                self.unevaluable.pop(item.name, None)
+                self.enumerators[item.name] = value
+
+    def unevaluable_use(self, name: str, coord) -> CompileError:
+        """The error for a use, in a SCoP, of an enum constant whose value is unknown."""
+        where, reason = self.unevaluable[name]
+        defined = f"; defined at {where.file}:{where.line}" if where is not None else ""
+        return CompileError.at(coord, f"enum constant '{name}' whose value ppcg-py cannot compute "
+                                      f"({reason}{defined})")
 
     def definition(self, node: c_ast.Struct, coord) -> c_ast.Struct:
         if node.decls is not None:
@@ -160,27 +181,6 @@ def _with_enumerators(node: c_ast.Node, values: dict[str, int]) -> c_ast.Node:
         if isinstance(value, c_ast.Node) and not isinstance(node, c_ast.Typename):
             setattr(node, slot, _with_enumerators(value, values))
     return node
-
-
-def _evaluate(node: c_ast.Node, names: dict[str, int]) -> int:
-    if isinstance(node, c_ast.Constant):
-        text = node.value.rstrip("uUlL")
-        if node.type == "char":
-            raise ValueError(text)
-        return int(text, 0) if not (len(text) > 1 and text[0] == "0" and text[1:].isdigit()) else int(text, 8)
-    if isinstance(node, c_ast.ID):
-        return names[node.name]
-    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~"):
-        value = _evaluate(node.expr, names)
-        return -value if node.op == "-" else ~value if node.op == "~" else value
-    if isinstance(node, c_ast.BinaryOp):
-        a, b = _evaluate(node.left, names), _evaluate(node.right, names)
-        ops = {"+": lambda: a + b, "-": lambda: a - b, "*": lambda: a * b, "<<": lambda: a << b,
-               ">>": lambda: a >> b, "|": lambda: a | b, "&": lambda: a & b, "^": lambda: a ^ b,
-               "/": lambda: int(a / b), "%": lambda: a - b * int(a / b)}
-        if node.op in ops:
-            return ops[node.op]()
-    raise ValueError(type(node).__name__)
 
 
 # -- member access chains ---------------------------------------------------------
@@ -456,6 +456,8 @@ class _Expander:
                 value = self.table.enumerators[node.name]
                 constant = c_ast.Constant("int", str(abs(value)), node.coord)
                 return constant if value >= 0 else c_ast.UnaryOp("-", constant, node.coord)
+            if node.name in self.table.unevaluable and node.name not in scope and found is None:
+                raise self.table.unevaluable_use(node.name, node.coord)
             if isinstance(found, _Local):
                 raise CompileError.at(node.coord, f"struct '{node.name}' used as a whole value "
                                       f"{_WHOLE}")
