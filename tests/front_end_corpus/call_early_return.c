@@ -1,5 +1,4 @@
-// a callee that returns before its end is rejected
-// expect: 10:5: 'return' inside 'g' before its end
+// covers: a callee that returns before its end (extract/returns.py: the value becomes g's choice, v > 0 ? v : -v)
 #include <stdio.h>
 #include <math.h>
 #define N 40
