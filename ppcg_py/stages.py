@@ -304,7 +304,7 @@ def print_files(c: Compilation, run: StageRun) -> Compilation:
                 files = generate_opencl(c.path, _read(c.path), scops, run.options, on_host=on_host)
             else:
                 files = generate_cuda(c.path, _read(c.path), scops, run.options,
-                                      host_in_c=c.program.vla_parameters, on_host=on_host)
+                                      host_in_c=c.program.host_stays_c, on_host=on_host)
     # the sizes travel with the text: --autotune varies them without parsing --dump-sizes
     return replace(c, files=replace(files, sizes=used_sizes(c.scheduled)))
 

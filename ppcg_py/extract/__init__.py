@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from .builder import build_scop
+from .c_only import needs_c_host
 from .calls import FileFunctions
 from .c_types import collect_typedefs
 from .structs import StructTable
@@ -13,19 +14,18 @@ from .model import Access, Array, Scop, Statement
 from .preprocess import parse, preprocess
 from .regions import find_regions
 from .summaries import find_summaries
-from .vla import has_vla_parameters
 
 __all__ = ["Access", "Array", "Program", "Scop", "Statement", "extract_program", "extract_scops"]
 
 
 @dataclass(frozen=True)
 class Program:
-    """What extraction learns of a file: its SCoPs, whether its host code must stay C,
-    and where its empty SCoPs start (file, line of `#pragma scop`): their code stays
-    as written."""
+    """What extraction learns of a file: its SCoPs, whether its host code must stay C
+    (it has C that C++ rejects: `c_only.py`), and where its empty SCoPs start (file,
+    line of `#pragma scop`): their code stays as written."""
 
     scops: tuple[Scop, ...]
-    vla_parameters: bool
+    host_stays_c: bool
     empty: tuple[tuple[str, int], ...] = ()
 
 
@@ -45,7 +45,7 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
         else:
             coord = region.start.coord
             empty.append((coord.file if coord is not None else path, coord.line if coord is not None else 0))
-    return Program(tuple(scops), has_vla_parameters(ast), tuple(empty))
+    return Program(tuple(scops), needs_c_host(ast), tuple(empty))
 
 
 def extract_scops(path: str, ctx: isl.Context, **kwargs) -> list[Scop]:
