@@ -103,6 +103,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cuda: launch every kernel from the host, even where kernels are small enough for "
                         "one block to run them in one launch: the serial loop around them (a device loop) "
                         "or consecutive ones (fused kernels)")
+    p.add_argument("--no-host-path", action="store_true",
+                   help="cuda, opencl: the device code alone; by default each SCoP is also compiled for the "
+                        "host (as --target=c --openmp --tile) and the program runs it there when no device is "
+                        "usable or the model predicts the device slower (PPCG_PY_DEVICE=gpu|cpu|auto at run "
+                        "time overrides; -v prints each SCoP's rule)")
     p.add_argument("--opencl-embed-kernel-code", action="store_true",
                    help="opencl: the kernel source as a string in the host file, not read from NAME_kernel.cl")
     p.add_argument("--opencl-include-file", action="append", default=[], metavar="FILE",
@@ -235,6 +240,7 @@ def options_from(args: argparse.Namespace) -> Options:
         dump_after=tuple(args.dump_after),
         verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile, reductions=args.reductions,
         atomic_reductions=args.atomic_reductions, device_loops=not args.no_device_loops,
+        host_path=not args.no_host_path,
         opencl_embed_kernel_code=args.opencl_embed_kernel_code,
         opencl_include_files=tuple(args.opencl_include_file),
         opencl_compiler_options=args.opencl_compiler_options, opencl_use_gpu=not args.opencl_no_use_gpu)

@@ -57,6 +57,11 @@ class Options:
     # consecutive small kernels, run in one launch of one block (schedule/device_loops.py);
     # --no-device-loops: not
     device_loops: bool = True
+    # CUDA and OpenCL: each SCoP is also compiled as the C target compiles it (OpenMP,
+    # tiled), and the program chooses per SCoP at run time: the host where no device is
+    # usable or the model predicts the device slower (codegen/path_choice.py);
+    # --no-host-path: the device code alone, as PPCG writes it
+    host_path: bool = True
     # --target=opencl (PPCG's names): the kernel source as a string in the host file,
     # files the kernel source includes, options for clBuildProgram, a GPU first
     opencl_embed_kernel_code: bool = False

@@ -18,6 +18,7 @@ from .codegen.common import GeneratedFiles
 from .codegen.cuda import generate_cuda
 from .codegen.expr import param_expr
 from .codegen.opencl import generate_opencl
+from .codegen.path_choice import describe as describe_path
 from .codegen.source import read_source
 from .diagnostics import Diagnostics
 from .extract import Program, extract_program
@@ -51,8 +52,10 @@ class Compilation:
     path: str
     program: Program | None = None                                  # extract
     scheduled: tuple[ScheduledScop, ...] = ()                       # schedule
+    host_scheduled: tuple[ScheduledScop, ...] = ()                  # schedule: the host paths (GPU targets)
     plans: tuple[tuple[ScheduledScop, MemoryPlan], ...] = ()       # memory
     asts: tuple[ScopAst, ...] = ()                                  # ast (one per plan)
+    host_asts: tuple[ScopAst, ...] = ()                             # ast (one per host path)
     files: GeneratedFiles | CFile | None = None                     # print
 
 
@@ -177,7 +180,31 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
         _legacy_dump(run.options, "final-schedule", lambda: str(result.final_schedule.get_root()))
         scheduled.append(result)
     _legacy_dump(run.options, "sizes", lambda: format_sizes(used_sizes(scheduled)))
-    return replace(c, scheduled=tuple(scheduled))
+    return replace(c, scheduled=tuple(scheduled), host_scheduled=_host_paths(scheduled, run))
+
+
+def _host_paths(scheduled: list[ScheduledScop], run: StageRun) -> tuple[ScheduledScop, ...]:
+    """For a GPU target, each SCoP that launches kernels scheduled again as the C target
+    schedules it (OpenMP, tiled, sizes from the cache model): the code the program runs
+    where no device is usable or the device is not worth it (codegen/path_choice.py).
+    None with --no-host-path; a SCoP without kernels is host code already."""
+    if run.options.target == "c" or not run.options.host_path:
+        return ()
+    options = host_path_options(run.options)
+    paths: list[ScheduledScop] = []
+    for s in scheduled:
+        if s.kernels:
+            with run.step(s.scop):
+                paths.append(schedule_for_cpu(s.scop, options, Diagnostics(),
+                                              first_tiled=sum(len(p.band_sizes) for p in paths)))
+    return tuple(paths)
+
+
+def host_path_options(options: Options) -> Options:
+    """The C target's options for the host paths of a GPU target: OpenMP, tiles sized
+    by the cache model (the size options size the kernels only)."""
+    return replace(options, target="c", openmp=True, tile=True, cache_tiles=True, sizes=None, tile_sizes=None,
+                   verbose=False, dumps=frozenset())
 
 
 def dump_schedule(c: Compilation) -> str:
@@ -282,7 +309,11 @@ def ast(c: Compilation, run: StageRun) -> Compilation:
     for scheduled, plan in c.plans:
         with run.step(scheduled.scop):
             asts.append(build_ast(scheduled, plan))
-    return replace(c, asts=tuple(asts))
+    host_asts = []
+    for scheduled in c.host_scheduled:
+        with run.step(scheduled.scop):
+            host_asts.append(build_c_ast(scheduled))
+    return replace(c, asts=tuple(asts), host_asts=tuple(host_asts))
 
 
 def dump_asts(c: Compilation) -> str:
@@ -300,13 +331,31 @@ def print_files(c: Compilation, run: StageRun) -> Compilation:
                                openmp=run.options.openmp, on_host=on_host, name=run.options.output_name)
         else:
             scops = [(scheduled, plan, tree) for (scheduled, plan), tree in zip(c.plans, c.asts)]
+            host_paths = {p.scop.start_line: (p, tree) for p, tree in zip(c.host_scheduled, c.host_asts)}
+            if run.options.verbose:
+                _report_paths(c, host_paths)
             if run.options.target == "opencl":
-                files = generate_opencl(c.path, _read(c.path), scops, run.options, on_host=on_host)
+                files = generate_opencl(c.path, _read(c.path), scops, run.options, on_host=on_host,
+                                        host_paths=host_paths)
             else:
                 files = generate_cuda(c.path, _read(c.path), scops, run.options,
-                                      host_in_c=c.program.host_stays_c, on_host=on_host)
+                                      host_in_c=c.program.host_stays_c, on_host=on_host, host_paths=host_paths)
     # the sizes travel with the text: --autotune varies them without parsing --dump-sizes
     return replace(c, files=replace(files, sizes=used_sizes(c.scheduled)))
+
+
+def _report_paths(c: Compilation, host_paths: dict) -> None:
+    """Each SCoP's run-time rule (-v): where it runs, and why when it has one place only."""
+    host_in_c = c.program.host_stays_c
+    for scheduled, plan in c.plans:
+        scop = scheduled.scop
+        if scop.start_line in host_paths and not host_in_c:
+            print(f"ppcg-py: {describe_path(scheduled, plan, host_paths[scop.start_line][0])}", file=sys.stderr)
+        elif scheduled.kernels:
+            why = ("its host code stays C (it calls a C function in the kernel file)" if host_in_c
+                   else "--no-host-path")
+            print(f"ppcg-py: SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line}) runs on the device "
+                  f"only: {why}", file=sys.stderr)
 
 
 def dump_files(c: Compilation) -> str:

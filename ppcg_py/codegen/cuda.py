@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -24,6 +24,7 @@ from .common import function_name, grid_sizes, guarded, host_locals, kernel_argu
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
 from .device_loop import device_loop_kernel, device_loop_launch, id_declarations
+from .path_choice import host_path_constants, with_host_path
 from .reductions import block_buffers, partial_declarations
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
 from .source import Source, escape_bytes_in_literals
@@ -46,14 +47,17 @@ class _KernelText:
 
 def generate_cuda(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan, ScopAst]],
                   options: Options | None = None, *, host_in_c: bool = False,
-                  on_host: Sequence[int] = ()) -> GeneratedFiles:
+                  on_host: Sequence[int] = (),
+                  host_paths: Mapping[int, tuple[ScheduledScop, ScopAst]] | None = None) -> GeneratedFiles:
     """The host file and the kernel files of one input.
 
     With `host_in_c` (the input has variable-length array parameters, which C++
     rejects) the host file stays C (`NAME_host.c`): each SCoP becomes a call of an
     `extern "C"` function in the kernel file that allocates, copies and launches.
     The SCoPs that start on the lines `on_host` keep their C code, marked by a
-    comment.
+    comment. A SCoP with a host path (`host_paths`, by first line: the C target's
+    schedule and AST of it) chooses at run time between its device code and that
+    (path_choice.py); with `host_in_c` the device code alone is printed.
     """
     options = options or Options()
     templates = output_templates()
@@ -69,9 +73,13 @@ def generate_cuda(source_path: str, source_text: str, scops: list[tuple[Schedule
         if host_in_c:
             _no_summarised_calls(scop)
         indent = text.indent(scop.start_line)
-        host_lines, texts = _scop_code(scheduled, memory, ast, "  " if host_in_c else indent, options, templates,
+        host_path = None if host_in_c else (host_paths or {}).get(scop.start_line)
+        inner = indent + "  " if host_path is not None else indent
+        host_lines, texts = _scop_code(scheduled, memory, ast, "  " if host_in_c else inner, options, templates,
                                        scalars_by_pointer=host_in_c)
         kernels += texts
+        if host_path is not None:
+            host_lines = with_host_path(host_lines, scheduled, memory, host_path, indent)
         if host_in_c:
             name = "ppcg_" + re.sub(r"\W", "_", stem) + f"_scop{k}"
             signature, call = _wrapper_interface(scheduled, name)
@@ -87,8 +95,10 @@ def generate_cuda(source_path: str, source_text: str, scops: list[tuple[Schedule
         host = escape_bytes_in_literals(text.text(f'#include "{header_name}"\n', lines))   # for nvcc
     guard = "PPCG_PY_" + re.sub(r"\W", "_", stem).upper() + "_KERNEL_HU"
     source = os.path.basename(source_path)
-    header = templates.get_template("kernel_header.hu.j2").render(source=source, guard=guard, kernels=kernels,
-                                                                  types=struct_definitions(s for s, _, _ in scops))
+    header = templates.get_template("kernel_header.hu.j2").render(
+        source=source, guard=guard, kernels=kernels, types=struct_definitions(s for s, _, _ in scops),
+        host_path=host_path_constants(options.gpu) if any(not host_in_c and s.scop.start_line in (host_paths or {})
+                                                           for s, _, _ in scops) else None)
     kernel = templates.get_template("kernel.cu.j2").render(source=source, header=header_name, kernels=kernels)
     if wrappers:
         kernel += "\n" + "\n\n".join(wrappers) + "\n"

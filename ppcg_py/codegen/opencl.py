@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import islpy as isl
@@ -34,6 +34,7 @@ from .common import Calls, GeneratedFiles, KernelArgument, array_extents, box_in
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
+from .path_choice import host_path_constants, with_host_path
 from .reductions import partial_declarations
 from .printer import AstPrinter, c_lines, c_text, declaration
 from .source import Source
@@ -52,9 +53,12 @@ _RENAMED = {f"{name}{suffix}": name for name in _MATH for suffix in ("f", "l")}
 
 
 def generate_opencl(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan, ScopAst]],
-                    options: Options, *, on_host: Sequence[int] = ()) -> GeneratedFiles:
+                    options: Options, *, on_host: Sequence[int] = (),
+                    host_paths: Mapping[int, tuple[ScheduledScop, ScopAst]] | None = None) -> GeneratedFiles:
     """NAME_host.c (the input with each SCoP replaced by OpenCL host code) and NAME_kernel.cl;
-    with `-o HOST.c` (options.output_name), HOST.c and HOST_kernel.cl, as PPCG."""
+    with `-o HOST.c` (options.output_name), HOST.c and HOST_kernel.cl, as PPCG. A SCoP with
+    a host path (`host_paths`) chooses at run time between the two (path_choice.py)."""
+    host_paths = host_paths or {}
     templates = output_templates()
     stem = os.path.splitext(os.path.basename(source_path))[0]
     host_name = options.output_name or f"{stem}_host.c"
@@ -65,8 +69,12 @@ def generate_opencl(source_path: str, source_text: str, scops: list[tuple[Schedu
     for scheduled, memory, ast in scops:
         scop = scheduled.scop
         indent = text.indent(scop.start_line)
-        host_lines, texts = _scop_code(scheduled, memory, ast, indent, options, templates, kernel_name)
+        host_path = host_paths.get(scop.start_line)
+        host_lines, texts = _scop_code(scheduled, memory, ast, indent + ("  " if host_path else ""), options,
+                                       templates, kernel_name)
         kernels += texts
+        if host_path is not None:
+            host_lines = with_host_path(host_lines, scheduled, memory, host_path, indent)
         replacements.append((scop.start_line, scop.end_line, host_lines))
     lines = text.spliced(replacements, on_host)
     source = os.path.basename(source_path)
@@ -76,7 +84,9 @@ def generate_opencl(source_path: str, source_text: str, scops: list[tuple[Schedu
         fp64=any(re.search(r"\bdouble\b", " ".join([k["parameters"], *k["body"]])) for k in kernels))
     prologue = templates.get_template("opencl_host.c.j2").render(
         source=source, kernel_file=kernel_name, types=types,
-        embedded=_string_literal(kernel) if options.opencl_embed_kernel_code else None)
+        embedded=_string_literal(kernel) if options.opencl_embed_kernel_code else None,
+        host_path=host_path_constants(options.gpu) if any(s.scop.start_line in host_paths for s, _, _ in scops)
+        else None)
     host = text.text(prologue, lines)
     return GeneratedFiles(host_name, kernel_name, "", host, kernel, "")
 

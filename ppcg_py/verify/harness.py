@@ -49,6 +49,10 @@ __all__ = [
 CFLAGS = ("-O1", "-std=gnu99")
 CXX = "g++"
 CXXFLAGS = ("-O1", "-std=gnu++17", "-x", "c++")
+# a program with host paths asks this at each SCoP (codegen/path_choice.py); its run
+# without a device is named so
+HOST_PATH_CALL = "ppcg_py_on_device("
+HOST_PATH_RUN = "host path"
 _MESSAGE_LINES = 25
 
 
@@ -234,16 +238,21 @@ def verify(
         return report()
 
     results: dict[str, Dump] = {}
-    for order in cfg.orders:
-        with steps.step(f"run {order}"):
+    # the device code in each thread order; then, where the program has host paths, on
+    # a machine without a device: every SCoP takes its host path
+    runs = [(order, order, {"PPCG_PY_DEVICE": "gpu"}) for order in cfg.orders]
+    if HOST_PATH_CALL in host.read_text(errors="replace"):
+        runs.append((HOST_PATH_RUN, cfg.orders[0] if cfg.orders else "forward", {"PPCG_EMU_NO_DEVICE": "1"}))
+    for name, order, env in runs:
+        with steps.step(f"run {name}"):
             proc = run_emulated(
-                emulated, order, cfg.program_args, seed=cfg.seed, timeout=cfg.run_timeout
+                emulated, order, cfg.program_args, seed=cfg.seed, timeout=cfg.run_timeout, env=env
             )
-        (workdir / f"{order}.stderr").write_text(proc.stderr)
-        actual = dump_of(steps, f"run {order}", proc)
+        (workdir / f"{name}.stderr").write_text(proc.stderr)
+        actual = dump_of(steps, f"run {name}", proc)
         if actual is not None:
-            results[order] = actual
-            mismatches[order] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
+            results[name] = actual
+            mismatches[name] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
     if cfg.cxx_reference and any(mismatches.values()):
         as_cxx = _cxx_reference_dump(cfg, flags, workdir)
         if as_cxx is not None:

@@ -9,6 +9,7 @@ runs OpenCL on the CPU; `make opencl` installs both.
 from __future__ import annotations
 
 import functools
+import os
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -23,6 +24,9 @@ __all__ = ["CC", "CFLAGS", "build_opencl", "opencl_unavailable", "run_opencl", "
 CC = "gcc"
 CFLAGS = ("-O1", "-std=gnu99")
 INSTALL_HINT = "apt-get install pocl-opencl-icd ocl-icd-opencl-dev, or make opencl"
+
+# an empty folder of OpenCL vendors: the ICD loader then finds no platform
+_NO_VENDORS = Path(tempfile.gettempdir()) / "ppcg-py-no-opencl-vendors"
 
 _PROBE = """\
 #define CL_TARGET_OPENCL_VERSION 120
@@ -76,13 +80,21 @@ def build_opencl(host: Path, exe: Path, *, c_sources: Sequence[str | Path], incl
 
 
 def run_opencl(exe: Path, args: Sequence[str] = (), *, timeout: float = 300,
-               keep_stderr: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run the program from its folder (where NAME_kernel.cl is); a timeout is exit status 124."""
+               keep_stderr: bool = True, device: bool = True) -> subprocess.CompletedProcess[str]:
+    """Run the program from its folder (where NAME_kernel.cl is); a timeout is exit status 124.
+    `device`: every SCoP runs its device code; else the program finds no OpenCL platform
+    (the ICD loader is pointed at an empty folder of vendors), and its SCoPs take their host
+    paths."""
     argv = [str(exe), *args]
+    env = {**os.environ, "PPCG_PY_DEVICE": "gpu"}
+    if not device:
+        env = {**os.environ, "OCL_ICD_VENDORS": str(_NO_VENDORS)}
+        env.pop("PPCG_PY_DEVICE", None)
+        _NO_VENDORS.mkdir(parents=True, exist_ok=True)
     try:
         return subprocess.run(argv, cwd=exe.parent, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE if keep_stderr else subprocess.DEVNULL,
-                              text=True, timeout=timeout, check=False)
+                              text=True, timeout=timeout, check=False, env=env)
     except subprocess.TimeoutExpired:
         return subprocess.CompletedProcess(argv, 124, "", f"timed out after {timeout:g} s")
 
@@ -108,11 +120,14 @@ def verify_opencl_output(cfg: VerifyConfig, out_dir: Path, expected: Dump,
     except BuildError as exc:
         steps.fail("opencl build", exc.stderr)
         return {}
-    with steps.step("run opencl"):
-        proc = run_opencl(exe, cfg.program_args, timeout=cfg.run_timeout)
-    (out_dir.parent / "opencl.stderr").write_text(proc.stderr)
-    actual = dump_of(steps, "run opencl", proc)
-    if actual is None:
-        return {}
     rtol, atol = tolerance_for(cfg.data_type)
-    return {"opencl": tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))}
+    found: dict[str, tuple[str, ...]] = {}
+    runs = [("opencl", True)] + ([("opencl host path", False)] if "ppcg_py_on_device(" in host.read_text() else [])
+    for name, device in runs:
+        with steps.step(f"run {name}"):
+            proc = run_opencl(exe, cfg.program_args, timeout=cfg.run_timeout, device=device)
+        (out_dir.parent / f"{name.replace(' ', '-')}.stderr").write_text(proc.stderr)
+        actual = dump_of(steps, f"run {name}", proc)
+        if actual is not None:
+            found[name] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
+    return found

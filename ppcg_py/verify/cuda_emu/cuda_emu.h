@@ -145,6 +145,8 @@ enum cudaError {
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
   cudaErrorInvalidConfiguration = 9,
+  cudaErrorInsufficientDriver = 35,
+  cudaErrorNoDevice = 100,
   cudaErrorLaunchFailure = 719,
 };
 typedef enum cudaError cudaError_t;
@@ -180,6 +182,8 @@ inline const char *cudaGetErrorString(cudaError_t e) {
     case cudaErrorInvalidValue: return "invalid argument";
     case cudaErrorMemoryAllocation: return "out of memory";
     case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInsufficientDriver: return "CUDA driver version is insufficient for CUDA runtime version";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
   }
   return "unknown error";
@@ -192,6 +196,17 @@ inline cudaError_t cudaGetLastError() {
 }
 
 inline cudaError_t cudaPeekAtLastError() { return ppcg_emu::last_error; }
+
+/* One emulated device; none with PPCG_EMU_NO_DEVICE set (as the runtime of a machine
+ * without a GPU answers), so that a program's host path can be run. */
+inline cudaError_t cudaGetDeviceCount(int *count) {
+  if (getenv("PPCG_EMU_NO_DEVICE")) {
+    *count = 0;
+    return ppcg_emu::record(cudaErrorNoDevice);
+  }
+  *count = 1;
+  return cudaSuccess;
+}
 
 /* New device memory is filled with 0xFF bytes (NaN for float and double, -1
  * for integers), so elements the generated code forgets to write or copy

@@ -1,0 +1,219 @@
+"""Which path a SCoP takes at run time: the device's, or the host's.
+
+For the GPU targets each SCoP that launches kernels is also compiled as the C target
+compiles it, and its host code asks, just before the SCoP, what to run:
+
+    if (ppcg_py_on_device("f, lines 12-30", device_seconds, host_operations, parallel)) ...
+
+The helpers (the kernel header's, or the OpenCL host file's) take the host path when
+no device is usable (the runtime finds none) and otherwise when the model predicts
+the device's copies, launches and kernels slower than the host's loops.
+`PPCG_PY_DEVICE=gpu` or `cpu` in the environment overrides the choice.
+
+The arguments are C expressions of the SCoP's parameters, evaluated on the run's
+values: a few multiply-adds. Statement instances are counted by the box around each
+statement's iteration domain (the product of its loops' extents: a triangular nest
+counts twice its size), and an instance costs one operation plus one per arithmetic
+operator, call and memory access of its statement. Per kernel the device takes its
+launches times the launch cost, plus the larger of its operations over the threads
+that run them (a launch's instances spread over its grid, up to one full wave of the
+card) and its accessed bytes over the card's memory bandwidth; each array that
+crosses costs its whole size over the host link and a fixed cost per copy. The host
+runs its operations at `PPCG_PY_HOST_RATE` per second and thread (1e10 unless set),
+on the OpenMP threads where its code has parallel loops. docs/user-guide.md says how
+to read and tune the rule.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import islpy as isl
+from pycparser import c_ast, c_generator
+
+from ..extract.model import Scop, Statement
+from ..gpu_targets import GPUS, GpuTarget
+from ..isl_c import c_node
+from ..memory import MemoryPlan
+from ..schedule import ScheduledScop
+from ..schedule.kernels import Kernel
+from .ast import ScopAst
+from .c_target import scop_lines
+from .common import array_extents
+
+# what one transfer costs besides its bytes (a synchronous cudaMemcpy's latency)
+COPY_LATENCY = 1e-5
+# the host's operations per second and thread (PPCG_PY_HOST_RATE sets it at run time):
+# between gcc's stencils (1.5e10 at LARGE) and the serial factorizations
+HOST_RATE = 1e10
+_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2}
+
+
+@dataclass(frozen=True)
+class PathCosts:
+    """The run-time choice of one SCoP, as C expressions of its parameters."""
+
+    device_seconds: str     # the copies, launches and kernels of the device path
+    host_operations: str    # the host path's operations
+    host_parallel: bool     # the host path has OpenMP loops
+
+    def call(self, label: str) -> str:
+        """`ppcg_py_on_device(...)`: 1 where the SCoP runs on the device."""
+        return (f'ppcg_py_on_device("{label}", {self.device_seconds}, {self.host_operations}, '
+                f'{int(self.host_parallel)})')
+
+
+def path_costs(gpu: ScheduledScop, memory: MemoryPlan, host: ScheduledScop,
+               extents: dict[str, list[c_ast.Node]]) -> PathCosts:
+    """The device path's predicted seconds and the host path's operations of one SCoP."""
+    scop = gpu.scop
+    build = isl.AstBuild.from_context(scop.context)
+    statements = {s.name: s for s in scop.statements}
+    kernels = [_kernel_seconds(k, statements, scop, build) for k in gpu.kernels]
+    copies = _copy_seconds(memory, extents)
+    host_ops = _sum(_weighted(s.domain, _operations(s), build) for s in scop.statements)
+    return PathCosts(_sum(kernels + [copies]), host_ops, bool(host.parallel))
+
+
+def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop, build: isl.AstBuild) -> str:
+    """`ppcg_py_kernel_seconds(launches, instances, operations, bytes, threads)`."""
+    sets = [s for s in _sets(kernel.domain) if s.get_tuple_name() in statements]
+    instances = _sum(_weighted(s, 1, build) for s in sets)
+    operations = _sum(_weighted(s, _operations(statements[s.get_tuple_name()]), build) for s in sets)
+    accessed = _sum(_weighted(s, _bytes(statements[s.get_tuple_name()], scop), build) for s in sets)
+    launches = _launches(kernel, build)
+    threads = math.prod(kernel.sizes.block[:len(kernel.thread_ids)]) if kernel.sizes.tile else 1
+    if kernel.sizes.tile and not kernel.launched_in:
+        threads *= math.prod(kernel.sizes.grid[:len(kernel.block_ids)])
+    return f"ppcg_py_kernel_seconds({launches}, {instances}, {operations}, {accessed}, {threads}.0)"
+
+
+def _launches(kernel: Kernel, build: isl.AstBuild) -> str:
+    """How often the kernel is launched: the host loops' values around it (one where
+    there are none, or where one launch runs a whole loop: a device loop)."""
+    if kernel.host_depth == 0 or kernel.host_schedule is None or kernel.launched_in:
+        return "1.0"
+    ranges = _sets(kernel.host_schedule.intersect_domain(kernel.domain).range())
+    return _sum(_weighted(r, 1, build) for r in ranges) if ranges else "1.0"
+
+
+def _copy_seconds(memory: MemoryPlan, extents: dict[str, list[c_ast.Node]]) -> str:
+    """`ppcg_py_copy_seconds(bytes, copies)`: each crossing array whole, each way it crosses."""
+    parts, copies = [], 0
+    for dev in memory.arrays:
+        ways = int(dev.copy_in) + int(dev.copy_out)
+        if not ways:
+            continue
+        copies += ways
+        size = " * ".join(f"(double) ({_C.visit(e)})" for e in extents.get(dev.array.name, [])) or "1.0"
+        parts.append(f"{ways} * {size} * sizeof({dev.array.element_type})")
+    return f"ppcg_py_copy_seconds({' + '.join(parts) or '0.0'}, {copies})"
+
+
+def _weighted(domain: isl.Set, weight: int, build: isl.AstBuild) -> str:
+    """`weight` times the instances of `domain` (its box), as C."""
+    count = _box_count(domain, build)
+    return count if weight == 1 else f"{weight} * {count}"
+
+
+def _box_count(domain: isl.Set, build: isl.AstBuild) -> str:
+    """The points of the box around `domain` as a C expression of the parameters: 0
+    where the domain is empty. A dimension the model cannot bound counts once."""
+    params = domain.params()
+    factors = []
+    for k in range(domain.dim(isl.dim_type.set)):
+        try:
+            extent = domain.dim_max(k).sub(domain.dim_min(k)).add_constant_val(isl.Val.one(domain.get_ctx()))
+        except isl.Error:
+            continue
+        if extent.involves_nan():
+            continue
+        extent = extent.gist_params(params)
+        factors.append(f"(double) ({_C.visit(c_node(build.expr_from_pw_aff(_total(extent, params))))})")
+    where = _C.visit(c_node(build.expr_from_set(params))) if not params.plain_is_universe() else "1"
+    product = " * ".join(factors) or "1.0"
+    return product if where == "1" else f"(({where}) ? {product} : 0.0)"
+
+
+def _total(value: isl.PwAff, where: isl.Set) -> isl.PwAff:
+    """`value` where it is defined in `where`, and 1 elsewhere there (isl's extremes of a
+    dimension are defined where the set is not empty only)."""
+    rest = where.subtract(value.domain())
+    if rest.is_empty():
+        return value
+    one = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(rest.get_space()))).add_constant_val(
+        isl.Val.one(rest.get_ctx())).intersect_domain(rest)
+    return value.union_add(one)
+
+
+def _operations(statement: Statement) -> int:
+    """One operation per instance, plus one per arithmetic operator, call and access."""
+    nodes = _Count()
+    nodes.visit(statement.body)
+    return 1 + nodes.count + len(statement.accesses)
+
+
+def _bytes(statement: Statement, scop: Scop) -> int:
+    """The bytes an instance's accesses move."""
+    types = {a.name: a.element_type for a in scop.arrays}
+    return sum(_BYTES.get(types.get(a.array, "double").split()[-1], 8) for a in statement.accesses) or 1
+
+
+class _Count(c_ast.NodeVisitor):
+    def __init__(self) -> None:
+        self.count = 0
+
+    def generic_visit(self, node: c_ast.Node) -> None:
+        if isinstance(node, (c_ast.BinaryOp, c_ast.UnaryOp, c_ast.FuncCall, c_ast.TernaryOp)) or \
+                (isinstance(node, c_ast.Assignment) and node.op != "="):
+            self.count += 1
+        for _, child in node.children():
+            self.visit(child)
+
+
+def _sets(union: isl.UnionSet) -> list[isl.Set]:
+    found: list[isl.Set] = []
+    union.foreach_set(found.append)
+    return found
+
+
+def _sum(terms) -> str:
+    terms = list(terms)
+    return " + ".join(terms) if terms else "0.0"
+
+
+_C = c_generator.CGenerator()
+
+
+def with_host_path(device_lines: list[str], gpu: ScheduledScop, memory: MemoryPlan,
+                   host_path: tuple[ScheduledScop, ScopAst], indent: str) -> list[str]:
+    """A SCoP's device code (`device_lines`, printed at `indent` plus two spaces) and its
+    host path, one of the two run as `ppcg_py_on_device` says."""
+    host, ast = host_path
+    scop = gpu.scop
+    label = f"{scop.function}, lines {scop.start_line}-{scop.end_line}"
+    costs = path_costs(gpu, memory, host, array_extents(gpu))
+    return [f"{indent}/* SCoP of {label}: on the device, or on the host where no device is usable or the "
+            f"model predicts it faster (PPCG_PY_DEVICE=gpu|cpu overrides) */",
+            f"{indent}if ({costs.call(label)}) {{", *device_lines, f"{indent}}} else {{",
+            *scop_lines(host, ast, indent + "  ", True, True), f"{indent}}}"]
+
+
+def host_path_constants(gpu: str) -> dict[str, str]:
+    """What the run-time helpers know of the card the kernels were sized for (--gpu)."""
+    card: GpuTarget = GPUS[gpu]
+    return {"card": card.name, "resident_threads": f"{card.resident_threads}.0",
+            "thread_rate": f"{card.fp64_flops / card.resident_threads:.4g}",
+            "dram_bandwidth": f"{card.dram_bandwidth:.4g}", "launch_cost": f"{card.launch_cost:.4g}",
+            "host_bandwidth": f"{card.host_bandwidth:.4g}", "copy_latency": f"{COPY_LATENCY:.4g}",
+            "host_rate": f"{HOST_RATE:.4g}"}
+
+
+def describe(gpu: ScheduledScop, memory: MemoryPlan, host: ScheduledScop) -> str:
+    """The rule of one SCoP, for -v."""
+    costs = path_costs(gpu, memory, host, array_extents(gpu))
+    scop = gpu.scop
+    return (f"SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line}) runs on the host where no device "
+            f"is usable, or where the host's {costs.host_operations} operations at PPCG_PY_HOST_RATE per second "
+            f"({'on the OpenMP threads' if costs.host_parallel else 'one thread'}) take less than the device's "
+            f"{costs.device_seconds} seconds; else on the device")
