@@ -46,8 +46,10 @@ opencl:
 # All 30 PolyBench kernels at MINI in the CPU emulation of CUDA, forward and reverse
 # thread order, against gcc (no nvcc: the emulation check); then the C target
 # (--target=c --openmp --tile, gcc -fopenmp, 1, 2 and 4 threads); then OpenCL on the
-# OpenCL runtime (PoCL). Each run ends in "N passed, M failed"; the last line adds
-# the three up, and the status fails if any run failed.
+# OpenCL runtime (PoCL); then the CUDA output built by nvcc for real and run on this
+# machine, which has no GPU: every SCoP takes its host path (MINI and SMALL). Each run
+# ends in "N passed, M failed"; the last line adds them up, and the status fails if any
+# run failed.
 polybench-check: install opencl
 	@mkdir -p out
 	@( $(PY) -m polybench --kernels all --dataset MINI --build none --repeat 1 --no-plot \
@@ -58,10 +60,17 @@ polybench-check: install opencl
 	@( $(PY) -m polybench --target opencl --kernels all --dataset MINI --repeat 1 --no-plot \
 	  --jobs $(JOBS) --out out/polybench-check-opencl; echo $$? > out/polybench-check-opencl.rc ) \
 	  | tee out/polybench-check-opencl.log
+	@for size in MINI SMALL; do \
+	  if command -v nvcc >/dev/null; then \
+	    ( $(PY) -m polybench --kernels all --dataset $$size --host-path --repeat 1 --no-plot --jobs $(JOBS) \
+	      --out out/polybench-check-host-$$size; echo $$? > out/polybench-check-host-$$size.rc ) \
+	      | tee out/polybench-check-host-$$size.log; \
+	  else echo "make: no nvcc: the host-path run ($$size) is skipped"; echo 0 > out/polybench-check-host-$$size.rc; \
+	    echo "0 passed, 0 failed" > out/polybench-check-host-$$size.log; fi; done
 	@$(PY) -m polybench.report --sum out/polybench-check.log out/polybench-check-c.log \
-	  out/polybench-check-opencl.log
-	@test "$$(cat out/polybench-check.rc out/polybench-check-c.rc out/polybench-check-opencl.rc)" \
-	  = "$$(printf '0\n0\n0')"
+	  out/polybench-check-opencl.log out/polybench-check-host-MINI.log out/polybench-check-host-SMALL.log
+	@test "$$(cat out/polybench-check.rc out/polybench-check-c.rc out/polybench-check-opencl.rc \
+	  out/polybench-check-host-MINI.rc out/polybench-check-host-SMALL.rc)" = "$$(printf '0\n0\n0\n0\n0')"
 
 # The same with --reductions (floating-point sums reassociated). gramschmidt-real is left
 # out: rank-deficient by design, its results depend on the rounding of every operation.

@@ -20,7 +20,8 @@ from ppcg_py.verify.tools import BuildError, preprocessor_flags, run_tool
 
 __all__ = ["NVCC_FLAGS", "WARM_UP_CPP", "build_program", "write_warm_up"]
 
-NVCC_FLAGS = ("-O3",)
+# OpenMP for the host paths' parallel loops (the SCoPs a program runs on the host)
+NVCC_FLAGS = ("-O3", "-Xcompiler", "-fopenmp")
 
 WARM_UP_CPP = """\
 /* Written by polybench/builds.py: start CUDA before main() so that the
@@ -59,7 +60,7 @@ def _nvcc_build(
     with ThreadPoolExecutor(max_workers=len(commands)) as pool:
         for done in [pool.submit(run_tool, c, timeout=timeout) for c in commands]:
             done.result()
-    run_tool([nvcc, f"-arch={arch}", *objects, "-o", exe, "-lm"], timeout=timeout)
+    run_tool([nvcc, f"-arch={arch}", "-Xcompiler", "-fopenmp", *objects, "-o", exe, "-lm"], timeout=timeout)
 
 
 def build_program(

@@ -34,6 +34,7 @@ from ppcg_py.verify.tools import BuildError, preprocessor_flags, run_tool
 
 from .builds import build_program
 from .kernels import dataset_macro
+from .machine import gpu_name
 from .suite import Benchmark
 
 __all__ = [
@@ -74,6 +75,7 @@ class Settings:
     dataset: str = "MINI"
     build: str = "nvcc"  # "nvcc", "clang" or "none" (emulation only)
     on_gpu: bool = False  # run the real binary; else the CPU emulation
+    host_path: bool = False  # run the real binary with no device: each SCoP takes its host path
     repeat: int = 3
     verify: bool = True
     ppcg_args: tuple[str, ...] = ()
@@ -92,12 +94,14 @@ class Settings:
     def mode(self) -> str:
         if self.target == "c":
             return "openmp"
+        if self.host_path:
+            return "host-path"
         return "opencl" if self.target == "opencl" else "gpu" if self.on_gpu else "emulation"
 
     @property
     def runs_real(self) -> bool:
         """Whether the built program runs (on a GPU or an OpenCL device), not the emulation."""
-        return self.on_gpu or self.target == "opencl"
+        return self.on_gpu or self.host_path or self.target == "opencl"
 
 
 @dataclass
@@ -427,6 +431,8 @@ class _Benchmark:
             orders: tuple[str, ...] = tuple(thread_label(n) for n in settings.threads)
             if not settings.verify:
                 orders = orders[:1]
+        elif settings.host_path:
+            orders = ("host",)
         elif settings.runs_real:
             orders = ("opencl",) if settings.target == "opencl" else ("gpu",)
         else:
@@ -440,20 +446,24 @@ class _Benchmark:
                 return lambda keep: _run([exe], timeout=settings.run_timeout, env=env, keep_stderr=keep)
             if order == "gpu":
                 return lambda keep: _run([exe], timeout=settings.run_timeout, keep_stderr=keep)
+            if order == "host":    # a machine with a GPU takes the host paths when told so
+                env = {**os.environ, "PPCG_PY_DEVICE": "cpu" if gpu_name() else "auto"}
+                return lambda keep: _run([exe], timeout=settings.run_timeout, env=env, keep_stderr=keep)
             if order == "opencl":
                 return lambda keep: run_opencl(exe, timeout=settings.run_timeout, keep_stderr=keep)
-            return lambda keep: run_emulated(exe, order, timeout=settings.run_timeout)
+            # the emulation has a device: the device code is what it checks
+            return lambda keep: run_emulated(exe, order, timeout=settings.run_timeout, env={"PPCG_PY_DEVICE": "gpu"})
 
         dumps: dict[str, Dump] = {}
         with self._timed():
             for index, order in enumerate(orders):
-                what = "run" if order in ("gpu", "opencl") else f"run {order}"
+                what = "run" if order in ("gpu", "opencl", "host") else f"run {order}"
                 samples = times if index == 0 else []
                 proc = self._checked_run(what, RUN_ERROR, runner(order), samples, keep_stderr=True)
                 if settings.verify:
                     dumps[order] = self._dump(what, RUN_ERROR, proc)
             first = runner(orders[0])
-            what = "run" if orders[0] in ("gpu", "opencl") else f"run {orders[0]}"
+            what = "run" if orders[0] in ("gpu", "opencl", "host") else f"run {orders[0]}"
             for _ in range(settings.repeat - 1):
                 self._checked_run(what, RUN_ERROR, first, times, keep_stderr=False)
         self.result.gen_time_s = statistics.median(times)

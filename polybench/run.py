@@ -128,6 +128,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--emulation", action="store_true", help="run in the CPU emulation even on a GPU machine"
     )
+    p.add_argument(
+        "--host-path",
+        action="store_true",
+        help="cuda: build the output with --build's toolchain for real and run it with no device "
+        "(on a machine without a GPU as it is; with one, PPCG_PY_DEVICE=cpu): every SCoP takes its "
+        "host path, with its OpenMP loops",
+    )
     p.add_argument("--no-plot", action="store_true", help="do not write speedup.png")
     p.add_argument("--timeout", type=float, default=300, help="seconds per program run [300]")
     p.add_argument(
@@ -240,7 +247,9 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         return usage_error("nvcc not found (--build none runs the CPU emulation only)")
     if build == "clang" and not clang_available():
         return usage_error("clang++-22 not found (`make clang` installs it)")
-    gpu = None if args.emulation or args.target in ("c", "opencl") else gpu_name()
+    if args.host_path and (args.target != "cuda" or build == "none"):
+        return usage_error("--host-path runs the CUDA output built by nvcc or clang (not with --build none)")
+    gpu = None if args.emulation or args.host_path or args.target in ("c", "opencl") else gpu_name()
     on_gpu = gpu is not None and build not in ("none", "gcc -lOpenCL")
     if args.target == "c":
         build = "gcc -O3 -fopenmp"
@@ -248,6 +257,7 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         dataset=args.dataset,
         build=build,
         on_gpu=on_gpu,
+        host_path=args.host_path,
         repeat=args.repeat,
         verify=not args.no_verify,
         ppcg_args=tuple(args.ppcg_arg),
@@ -267,6 +277,8 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         if args.target == "opencl"
         else f"on the GPU ({gpu})"
         if on_gpu
+        else "on this machine's CPU, each SCoP on its host path (no device)"
+        if args.host_path
         else "in the CPU emulation (no GPU used: timings are emulation timings, not GPU timings)"
     )
     if args.target == "c":
