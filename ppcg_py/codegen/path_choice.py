@@ -50,6 +50,14 @@ _BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2}
 
 
 @dataclass(frozen=True)
+class _Counting:
+    """What the counts are printed with: the SCoP's context, and an AST build of it."""
+
+    build: isl.AstBuild
+    context: isl.Set
+
+
+@dataclass(frozen=True)
 class PathCosts:
     """The run-time choice of one SCoP, as C expressions of its parameters."""
 
@@ -66,8 +74,16 @@ class PathCosts:
 def path_costs(gpu: ScheduledScop, memory: MemoryPlan, host: ScheduledScop,
                extents: dict[str, list[c_ast.Node]]) -> PathCosts:
     """The device path's predicted seconds and the host path's operations of one SCoP."""
+    try:
+        return _path_costs(gpu, memory, host, extents)
+    except isl.Error:   # a count isl cannot print: the device wherever one is usable
+        return PathCosts("0.0", "1e300", bool(host.parallel))
+
+
+def _path_costs(gpu: ScheduledScop, memory: MemoryPlan, host: ScheduledScop,
+                extents: dict[str, list[c_ast.Node]]) -> PathCosts:
     scop = gpu.scop
-    build = isl.AstBuild.from_context(scop.context)
+    build = _Counting(isl.AstBuild.from_context(scop.context), scop.context)
     statements = {s.name: s for s in scop.statements}
     kernels = [_kernel_seconds(k, statements, scop, build) for k in gpu.kernels]
     copies = _copy_seconds(memory, extents)
@@ -75,7 +91,7 @@ def path_costs(gpu: ScheduledScop, memory: MemoryPlan, host: ScheduledScop,
     return PathCosts(_sum(kernels + [copies]), host_ops, bool(host.parallel))
 
 
-def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop, build: isl.AstBuild) -> str:
+def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop, build: _Counting) -> str:
     """`ppcg_py_kernel_seconds(launches, instances, operations, bytes, threads)`."""
     sets = [s for s in _sets(kernel.domain) if s.get_tuple_name() in statements]
     instances = _sum(_weighted(s, 1, build) for s in sets)
@@ -88,7 +104,7 @@ def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop
     return f"ppcg_py_kernel_seconds({launches}, {instances}, {operations}, {accessed}, {threads}.0)"
 
 
-def _launches(kernel: Kernel, build: isl.AstBuild) -> str:
+def _launches(kernel: Kernel, build: _Counting) -> str:
     """How often the kernel is launched: the host loops' values around it (one where
     there are none, or where one launch runs a whole loop: a device loop)."""
     if kernel.host_depth == 0 or kernel.host_schedule is None or kernel.launched_in:
@@ -110,16 +126,18 @@ def _copy_seconds(memory: MemoryPlan, extents: dict[str, list[c_ast.Node]]) -> s
     return f"ppcg_py_copy_seconds({' + '.join(parts) or '0.0'}, {copies})"
 
 
-def _weighted(domain: isl.Set, weight: int, build: isl.AstBuild) -> str:
+def _weighted(domain: isl.Set, weight: int, build: _Counting) -> str:
     """`weight` times the instances of `domain` (its box), as C."""
-    count = _box_count(domain, build)
+    count = _box_count(domain, build.build, build.context)
     return count if weight == 1 else f"{weight} * {count}"
 
 
-def _box_count(domain: isl.Set, build: isl.AstBuild) -> str:
+def _box_count(domain: isl.Set, build: isl.AstBuild, context: isl.Set) -> str:
     """The points of the box around `domain` as a C expression of the parameters: 0
     where the domain is empty. A dimension the model cannot bound counts once."""
-    params = domain.params()
+    params = domain.params().intersect(context.align_params(domain.params().get_space()))
+    if params.is_empty():
+        return "0.0"
     factors = []
     for k in range(domain.dim(isl.dim_type.set)):
         try:
@@ -128,8 +146,10 @@ def _box_count(domain: isl.Set, build: isl.AstBuild) -> str:
             continue
         if extent.involves_nan():
             continue
-        extent = extent.gist_params(params)
-        factors.append(f"(double) ({_C.visit(c_node(build.expr_from_pw_aff(_total(extent, params))))})")
+        extent = _total(extent.gist_params(params), params)
+        if extent.domain().is_empty():
+            continue
+        factors.append(f"(double) ({_C.visit(c_node(build.expr_from_pw_aff(extent)))})")
     where = _C.visit(c_node(build.expr_from_set(params))) if not params.plain_is_universe() else "1"
     product = " * ".join(factors) or "1.0"
     return product if where == "1" else f"(({where}) ? {product} : 0.0)"

@@ -17,6 +17,7 @@ from .absorb import absorb_loop_free
 from .dependences import Dependences, compute_dependences, untagged
 from .bounded import compute_with_timeout
 from .kernels import Kernel, KernelMapper, long_reduction, threads_below
+from .memo import Memo
 from .parallel import mark_coincident, respects
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .private import changed_values, privatize
@@ -64,9 +65,24 @@ def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSiz
     return kernels or tuple(enumerate(ks for s in scheduled for ks in s.band_sizes))
 
 
+_SCHEDULES = Memo()
+_DEPENDENCES = Memo()
+
+
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
                      fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
                      last: frozenset[str] = frozenset()) -> isl.Schedule:
+    """isl's schedule, computed once for the two plans of a SCoP (memo.py) where they
+    ask the same (no `serial` constraints)."""
+    if serial is not None:
+        return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
+    return _SCHEDULES.get((scop, deps), (fixed, last, options.reschedule, options.schedule_timeout),
+                          lambda: _compute_schedule(scop, deps, options, diagnostics, fixed, None, last))
+
+
+def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
+                      fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
+                      last: frozenset[str] = frozenset()) -> isl.Schedule:
     """isl's schedule; the original loop order when asked, or when isl takes too long.
 
     With live-range reordering, the order dependences of the variables not in
@@ -112,8 +128,8 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
             _instances(scop, last)))
     if deps.reordering and not respects(schedule, deps.validity(fixed)):
         # a safety net under isl's conditional validity (see above): every order dependence kept
-        return compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays), serial,
-                                last)
+        return _compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays), serial,
+                                 last)
     return schedule
 
 
@@ -130,7 +146,9 @@ def scheduling_start(scop: Scop, options: Options, diagnostics: Diagnostics):
     """What every target's scheduler starts from: the dependences, the `--sizes`, names
     that avoid the program's, the variables whose order is fixed (the arrays), and
     those whose live ranges may be reordered (the scalars)."""
-    deps = compute_dependences(scop, options.dataflow_max_operations, diagnostics, options.live_range_reordering)
+    deps = _DEPENDENCES.get((scop,), (options.dataflow_max_operations, options.live_range_reordering),
+                            lambda: compute_dependences(scop, options.dataflow_max_operations, diagnostics,
+                                                        options.live_range_reordering))
     sizes = parse_sizes(options.sizes, scop.ctx) if options.sizes else None
     names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
     fixed = frozenset(a.name for a in scop.arrays if not a.is_scalar)
