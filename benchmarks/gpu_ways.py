@@ -27,6 +27,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
@@ -106,6 +107,8 @@ class Program:
     error: str = ""
     times: list[float] = field(default_factory=list)
     dump_file: Path | None = None
+    env: dict[str, str] = field(default_factory=lambda: {"PPCG_PY_DEVICE": "gpu"})   # a way's device code
+    choices: list[tuple[str, str, float, float]] = field(default_factory=list)   # (scop, path, device, host)
 
     @property
     def median(self) -> float | None:
@@ -113,7 +116,10 @@ class Program:
 
 
 def run(bundle: Path, out: Path, repeat: int, deadline: float, run_timeout: float, jobs: int,
-        reference_repeat: int = 1) -> int:
+        reference_repeat: int = 1, paths: str | None = None) -> int:
+    """`paths`: a way whose programs also run as they choose at run time (`WAY@auto`,
+    each SCoP's choice recorded) and on their host paths (`WAY@host`); every way's own
+    runs time its device code (PPCG_PY_DEVICE=gpu)."""
     start = time.monotonic()
     manifest = json.loads((bundle / "manifest.json").read_text())
     dataset, ways = manifest["dataset"], list(manifest["ways"])
@@ -121,11 +127,19 @@ def run(bundle: Path, out: Path, repeat: int, deadline: float, run_timeout: floa
     shutil.rmtree(work, ignore_errors=True)
     kernels = [k for k in KERNELS if k.name in manifest["kernels"]]
     programs = {(k.name, w): Program(k.name, w, k.data_type) for k in kernels for w in ["reference", *ways]}
+    modes = [f"{paths}@{mode}" for mode in RUN_MODES] if paths in ways else []
+    for k in kernels:
+        for mode, env in zip(modes, RUN_MODES.values()):
+            programs[(k.name, mode)] = Program(k.name, mode, k.data_type, env=dict(env))
     for name, error in manifest["failures"].items():
         way, kernel = name.split("/")
         programs[(kernel, way)].status, programs[(kernel, way)].error = "COMPILE_ERROR", error
     with futures.ThreadPoolExecutor(jobs) as pool:
-        list(pool.map(lambda p: _build(p, bundle, work, dataset), programs.values()))
+        list(pool.map(lambda p: _build(p, bundle, work, dataset), [p for p in programs.values() if "@" not in p.way]))
+    for (kernel, way), p in programs.items():     # the run-time modes run their way's program
+        if "@" in way:
+            built = programs[(kernel, paths)]
+            p.exe, p.status, p.error = built.exe, built.status, built.error
     _say(f"built in {time.monotonic() - start:.0f} s")
     with futures.ThreadPoolExecutor(max(1, jobs // 2)) as pool:     # references: CPU only, side by side
         list(pool.map(lambda p: _run_times(p, reference_repeat, REFERENCE_TIMEOUT, work),
@@ -138,7 +152,7 @@ def run(bundle: Path, out: Path, repeat: int, deadline: float, run_timeout: floa
                     else "NOT_RUN"
             continue
         for r in range(repeat):
-            for w in ways:
+            for w in [*ways, *modes]:
                 p = programs[(k.name, w)]
                 if p.status == "PASS" and p.exe is not None and len(p.times) == r:
                     _one_run(p, run_timeout, work, dump=(r == 0))
@@ -152,6 +166,8 @@ def run(bundle: Path, out: Path, repeat: int, deadline: float, run_timeout: floa
                 programs[key].status, programs[key].error = "MISMATCH", problem
     out.mkdir(parents=True, exist_ok=True)
     _write(out, programs, kernels, ways, manifest, repeat, time.monotonic() - start)
+    if modes:
+        _write_paths(out, programs, kernels, paths, manifest)
     return 0
 
 
@@ -189,11 +205,12 @@ def _run_times(p: Program, repeat: int, timeout: float, work: Path) -> None:
 
 
 def _one_run(p: Program, timeout: float, work: Path, dump: bool) -> None:
-    dump_file = work / p.kernel / p.way / "dump.txt"
+    dump_file = work / p.kernel / p.way.replace("@", "-") / "dump.txt"
+    dump_file.parent.mkdir(parents=True, exist_ok=True)
     try:
         with open(dump_file if dump else os.devnull, "w") as err:
             proc = subprocess.run([str(p.exe)], stdout=subprocess.PIPE, stderr=err, text=True, timeout=timeout,
-                                  check=False)
+                                  check=False, env={**os.environ, **p.env})
     except subprocess.TimeoutExpired:
         p.status, p.error = "TIMEOUT", f"a run took over {timeout:g} s"
         return
@@ -205,6 +222,7 @@ def _one_run(p: Program, timeout: float, work: Path, dump: bool) -> None:
     p.times.append(seconds)
     if dump:
         p.dump_file = dump_file
+        p.choices = choices_in(dump_file.read_text(errors="replace"))
 
 
 def _tail(path: Path) -> str:
@@ -323,6 +341,63 @@ def _write(out: Path, programs, kernels, ways: list[str], manifest: dict, repeat
     print("\n".join(lines))
 
 
+# the run-time modes of a program with host paths: as it chooses (each choice printed),
+# and every SCoP on the host
+RUN_MODES = {"auto": {"PPCG_PY_VERBOSE": "1"}, "host": {"PPCG_PY_DEVICE": "cpu"}}
+_CHOICE = re.compile(r"^ppcg-py: (.*): on the (device|host) \((.*?); predicted: device (\S+) s, host (\S+) s\)$",
+                     re.M)
+
+
+def choices_in(stderr: str) -> list[tuple[str, str, float, float]]:
+    """Each SCoP's choice as PPCG_PY_VERBOSE prints it, first run of each SCoP only:
+    (scop, path, predicted device seconds, predicted host seconds)."""
+    seen: dict[str, tuple[str, str, float, float]] = {}
+    for m in _CHOICE.finditer(stderr):
+        seen.setdefault(m.group(1), (m.group(1), m.group(2), float(m.group(4)), float(m.group(5))))
+    return list(seen.values())
+
+
+def _write_paths(out: Path, programs, kernels, way: str, manifest: dict) -> None:
+    """paths.md and paths.csv: per program, the path each SCoP took as it chose at run time,
+    its time beside its device code's, its host path's and gcc's, and the model's predictions."""
+    rows = []
+    for k in kernels:
+        gcc = programs[(k.name, "reference")].median
+        device, auto, host = (programs[(k.name, w)] for w in (way, f"{way}@auto", f"{way}@host"))
+        taken = "/".join(sorted({c[1] for c in auto.choices})) or "-"
+        predicted = "; ".join(f"{c[2]:.3g} / {c[3]:.3g}" for c in auto.choices)
+        check = ""
+        if auto.median is not None and gcc is not None and auto.median > gcc:
+            check = "SLOWER_THAN_GCC"
+        if device.median is not None and host.median is not None and auto.choices:
+            faster = "device" if device.median < host.median else "host"
+            if taken in ("device", "host") and taken != faster:
+                check = (check + " " if check else "") + f"{faster.upper()}_FASTER"
+        rows.append({"kernel": k.name, "path": taken, "auto_s": auto.median, "device_s": device.median,
+                     "host_path_s": host.median, "gcc_s": gcc, "predicted_device_host_s": predicted,
+                     "check": check or ("PASS" if auto.median is not None else auto.status)})
+    with open(out / "paths.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    lines = [f"# Where each program runs, chosen at run time: PolyBench/C at {manifest['dataset']}", "",
+             f"- way: {way} (`ppcg-py {' '.join(manifest['ways'][way]) or '(defaults)'}`), built with nvcc "
+             "-Xcompiler -fopenmp; its runs: as it chooses (`auto`), its device code (PPCG_PY_DEVICE=gpu), its "
+             "host paths (PPCG_PY_DEVICE=cpu, OpenMP on every CPU); gcc -O3 on the original",
+             "- predicted: the model's seconds for the device path / the host path, per SCoP (PPCG_PY_VERBOSE)",
+             "", "| kernel | path taken | auto (s) | device (s) | host path (s) | gcc -O3 (s) | predicted device / "
+             "host (s) | check |", "|" + " --- |" * 8]
+    for r in rows:
+        lines.append(f"| {r['kernel']} | {r['path']} | {_fmt(r['auto_s'])} | {_fmt(r['device_s'])} | "
+                     f"{_fmt(r['host_path_s'])} | {_fmt(r['gcc_s'])} | {r['predicted_device_host_s']} | "
+                     f"{r['check']} |")
+    slower = [r["kernel"] for r in rows if "SLOWER_THAN_GCC" in r["check"]]
+    lines += ["", f"Slower than gcc -O3: {', '.join(slower) or 'none'}; the faster path not taken: "
+              f"{', '.join(r['kernel'] for r in rows if 'FASTER' in r['check']) or 'none'}"]
+    (out / "paths.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def _fmt(value: float | None) -> str:
     if value is None:
         return "-"
@@ -359,6 +434,9 @@ def main() -> int:
     r.add_argument("--deadline", type=float, default=480, help="seconds after which no kernel starts")
     r.add_argument("--run-timeout", type=float, default=20)
     r.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
+    r.add_argument("--paths", metavar="WAY",
+                   help="also run WAY's programs as they choose at run time and on their host paths, and "
+                        "write paths.md (issue: every program at least gcc's speed, the faster path taken)")
     r.add_argument("--reference-repeat", type=int, default=1,
                    help="runs of each gcc -O3 reference (it only gives the speedup's numerator) [1]")
     z = sub.add_parser("sanitize", help="compute-sanitizer on every program of a (small) bundle")
@@ -376,7 +454,8 @@ def main() -> int:
             ways[name] = tuple(options.split()) if given else WAYS[name]
         kernels = args.kernels or [k.name for k in KERNELS if k.name not in args.skip.split(",")]
         return prepare(args.out, args.dataset, ways, kernels, args.jobs)
-    return run(args.bundle, args.out, args.repeat, args.deadline, args.run_timeout, args.jobs, args.reference_repeat)
+    return run(args.bundle, args.out, args.repeat, args.deadline, args.run_timeout, args.jobs, args.reference_repeat,
+               args.paths)
 
 
 if __name__ == "__main__":
