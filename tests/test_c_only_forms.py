@@ -90,6 +90,14 @@ static void add(double *restrict p, const double *restrict q, int n)
   compute(N - 3, B);
   for (int i = 0; i < N; i++) A[i] = B[i];
   free(B);"""), True),
+    # forms only a C++ compiler finds (extract/c_only.py rejected_as_cxx)
+    "bool_parameter": ("static int truth(_Bool b) { return b; }\n", "truth(1)", MAIN, True),
+    "designators_out_of_order": ("typedef struct { int x, y; } point;\nstatic point corner = { .y = 1, .x = 2 };\n",
+                                 "corner.x", MAIN, True),
+    "string_filling_its_array": ('static char tag[3] = "abc";\n', "(tag[2] == 'c')", MAIN, True),
+    "void_pointer_of_the_program": ("static double pool[N];\nstatic void *take(void) { return pool; }\n", "1",
+                                    MAIN.replace("compute(N - 3, A);", "double *B = take();\n  B[0] = 1;\n"
+                                                 "  compute(N - 3, A);"), True),
 }
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from .builder import build_scop
-from .c_only import needs_c_host
+from .c_only import needs_c_host, rejected_as_cxx
 from .calls import FileFunctions
 from .c_types import collect_typedefs
 from .structs import StructTable
@@ -31,8 +31,9 @@ class Program:
 
 def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...] = (),
                     defines: tuple[str, ...] = (), context: str | None = None,
-                    assume_nonneg: bool = False) -> Program:
-    """Every SCoP of `path`, in source order."""
+                    assume_nonneg: bool = False, check_cxx: bool = False) -> Program:
+    """Every SCoP of `path`, in source order; `check_cxx`: ask a C++ compiler too whether
+    the host code must stay C (for CUDA, whose host file nvcc compiles as C++)."""
     ast = parse(preprocess(path, include_dirs, defines), path)
     typedefs = collect_typedefs(ast)
     functions = FileFunctions.of(ast, find_summaries(path, ast), path)
@@ -45,7 +46,8 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
         else:
             coord = region.start.coord
             empty.append((coord.file if coord is not None else path, coord.line if coord is not None else 0))
-    return Program(tuple(scops), needs_c_host(ast), tuple(empty))
+    stays_c = needs_c_host(ast) or (check_cxx and bool(scops) and rejected_as_cxx(path, include_dirs, defines))
+    return Program(tuple(scops), stays_c, tuple(empty))
 
 
 def extract_scops(path: str, ctx: isl.Context, **kwargs) -> list[Scop]:

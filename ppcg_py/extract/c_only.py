@@ -7,9 +7,13 @@ work of each SCoP moves behind an `extern "C"` function of the kernel file. The
 forms found here, all from the AST: variable-length array parameters, qualifiers or
 `static` in a parameter's array brackets (`int a[static 1]`), K&R definitions and
 implicit `int`, `restrict`, C++ keywords used as identifiers (`int new;`), and the
-`void *` of `malloc` and its kin converted to another pointer without a cast.
+`void *` of `malloc` and its kin converted to another pointer without a cast; and,
+for the CUDA target, whatever else a C++ compiler rejects in the file (`rejected_as_cxx`).
 """
 from __future__ import annotations
+
+import shutil
+import subprocess
 
 from pycparser import c_ast
 
@@ -22,6 +26,23 @@ CXX_KEYWORDS = frozenset("""
     this thread_local throw try typeid typename using virtual xor xor_eq""".split())
 # the C library's functions whose `void *` C converts implicitly and C++ does not
 ALLOCATORS = frozenset({"malloc", "calloc", "realloc", "aligned_alloc", "reallocarray"})
+
+
+def rejected_as_cxx(path: str, include_dirs: tuple[str, ...] = (), defines: tuple[str, ...] = ()) -> bool:
+    """Whether a C++ compiler (g++, as nvcc's host compiler) rejects the file: every
+    other form of C that C++ does not take, which the AST alone does not show (`_Bool`,
+    designators out of order, `char s[3] = "abc"`, a `void *` of the program's own
+    functions given to another pointer, an `int` given to an enum, ...). No g++: the
+    AST's forms only."""
+    compiler = shutil.which("g++")
+    if compiler is None:
+        return False
+    command = [compiler, "-fsyntax-only", "-x", "c++", "-std=gnu++17", "-w", *(f"-I{d}" for d in include_dirs),
+               *(f"-D{d}" for d in defines), path]
+    try:
+        return subprocess.run(command, capture_output=True, timeout=60).returncode != 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
 
 
 def needs_c_host(ast: c_ast.FileAST) -> bool:
