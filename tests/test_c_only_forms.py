@@ -243,3 +243,33 @@ def test_k_and_r_definition_parses():
     definition = parse("main(argc, argv) int argc; char **argv; { return argc; }", "x.c").ext[0]
     assert isinstance(definition, c_ast.FuncDef)
     assert [d.name for d in definition.param_decls] == ["argc", "argv"]
+
+
+K_AND_R_SCOP = """#include <stdio.h>
+void scale(n, A) int n; double A[100];
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = A[i] * 2 + 1;
+#pragma endscop
+}
+int main(void)
+{
+  static double A[100];
+  for (int i = 0; i < 100; i++) A[i] = i % 7;
+  scale(97, A);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\nbegin dump: A\\n");
+  for (int i = 0; i < 100; i++) fprintf(stderr, "%0.17g\\n", A[i]);
+  fprintf(stderr, "end   dump: A\\n==END   DUMP_ARRAYS==\\n");
+  return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["cuda", "c", "opencl"])
+def test_scop_in_a_k_and_r_definition(target, tmp_path):
+    """The parameters' types come from the definition's declaration list."""
+    source = tmp_path / "kr.c"
+    source.write_text(K_AND_R_SCOP)
+    report = verify(VerifyConfig(source, target=target), tmp_path / "work")
+    assert report.ok, report.summary()

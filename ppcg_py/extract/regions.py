@@ -40,6 +40,7 @@ def find_regions(ast: c_ast.FileAST, path: str) -> list[Region]:
             args = ext.decl.type.args
             if args is not None:
                 params = [p for p in args.params if isinstance(p, c_ast.Decl)]
+            params += list(ext.param_decls or [])   # a K&R definition's: `f(n, A) int n; double A[10]; {`
             scope = {**globals_, **declared_symbols(params)}
             _walk_block(ext.body, scope, ext, regions)
     return [r for r in regions if _in_main_file(r, path)]
