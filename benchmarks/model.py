@@ -45,7 +45,7 @@ from ppcg_py.extract.c_math import arithmetic_kind  # noqa: E402
 from ppcg_py.extract.model import Reference, Scop, Statement  # noqa: E402
 from ppcg_py.gpu_targets import DEFAULT_GPU, GPUS, GpuTarget, gpu_named  # noqa: E402
 from ppcg_py.isl_context import maps_of, sets_of  # noqa: E402
-from ppcg_py.schedule.kernels import Kernel as CompiledKernel  # noqa: E402
+from ppcg_py.schedule.gpu.kernels import Kernel as CompiledKernel  # noqa: E402
 
 #: Bytes of one DRAM sector: the unit an L2 miss moves.
 SECTOR_BYTES = 32

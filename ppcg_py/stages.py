@@ -26,9 +26,9 @@ from .extract.model import Scop
 from .isl_budget import OutOfOperations, operations_bound
 from .memory import MemoryPlan, plan_memory
 from .options import Options
-from .schedule import ScheduledScop, schedule_scop, used_sizes
+from .schedule.gpu import ScheduledScop, schedule_scop, used_sizes
 from .schedule.cpu import schedule_for_cpu
-from .schedule.device_loops import DEVICE_LOOP
+from .schedule.gpu.device_loops import DEVICE_LOOP
 from .schedule.sizes import format_sizes
 from .watchdog import Progress, Step, StepTooLong
 

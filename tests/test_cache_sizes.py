@@ -9,8 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from ppcg_py.schedule.cache_sizes import Caches, blocked_tile_sizes, cache_tile_sizes, host_caches, worth_tiling
-from ppcg_py.schedule.point_order import access_steps, point_order
+from ppcg_py.schedule.cpu.cache_sizes import Caches, blocked_tile_sizes, cache_tile_sizes, host_caches, worth_tiling
+from ppcg_py.schedule.cpu.point_order import access_steps, point_order
 
 from polybench_cases import POLYBENCH, kernel_source
 
@@ -42,7 +42,7 @@ def _band_facts(kernel: str):
     from ppcg_py.extract import extract_program
     from ppcg_py.isl_context import new_context
     from ppcg_py.options import Options
-    from ppcg_py.schedule import compute_schedule, scheduling_start
+    from ppcg_py.schedule.scheduler import compute_schedule, scheduling_start
 
     source = kernel_source(kernel)
     scop = extract_program(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),

@@ -15,7 +15,7 @@ from ppcg_py.codegen.device_loop import block_threads, kernel_marks, loop_iterat
 from ppcg_py.extract import extract_scops
 from ppcg_py.isl_context import new_context
 from ppcg_py.options import Options
-from ppcg_py.schedule import schedule_scop
+from ppcg_py.schedule.gpu import schedule_scop
 from ppcg_py.verify.harness import VerifyConfig, verify
 
 ORDERS = ("forward", "reverse", "shuffle")

@@ -11,8 +11,8 @@ from ppcg_py.extract import extract_scops
 from ppcg_py.gpu_targets import GPUS, gpu_named
 from ppcg_py.isl_context import new_context
 from ppcg_py.options import Options
-from ppcg_py.schedule import schedule_scop
-from ppcg_py.schedule.device_sizes import choose_sizes
+from ppcg_py.schedule.gpu import schedule_scop
+from ppcg_py.schedule.gpu.device_sizes import choose_sizes
 from ppcg_py.verify.harness import VerifyConfig, verify
 
 from polybench_cases import POLYBENCH, kernel_source

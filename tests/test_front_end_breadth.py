@@ -14,7 +14,7 @@ from ppcg_py.extract import extract_scops
 from ppcg_py.isl_context import new_context
 from ppcg_py.memory import plan_transfers
 from ppcg_py.options import Options
-from ppcg_py.schedule import schedule_scop
+from ppcg_py.schedule.gpu import schedule_scop
 from ppcg_py.verify.harness import VerifyConfig, verify
 
 HEAD = """#include <stdio.h>

@@ -8,7 +8,7 @@ import islpy as isl
 import pytest
 
 from ppcg_py.isl_context import band_tiled
-from ppcg_py.schedule.full_tiles import full_tiles
+from ppcg_py.schedule.cpu.full_tiles import full_tiles
 from ppcg_py.verify.harness import run_ppcg, verify
 
 from polybench_cases import kernel_config

@@ -10,7 +10,7 @@ import pytest
 from ppcg_py.extract import extract_scops
 from ppcg_py.isl_context import new_context
 from ppcg_py.options import Options
-from ppcg_py.schedule import schedule_scop
+from ppcg_py.schedule.gpu import schedule_scop
 from ppcg_py.verify.harness import VerifyConfig, verify
 
 ORDERS = ("forward", "reverse", "shuffle")

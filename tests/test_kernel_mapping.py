@@ -9,7 +9,7 @@ from ppcg_py.extract import extract_scops
 from ppcg_py.isl_context import maps_of, new_context
 from ppcg_py.memory.tree import kernel_mark
 from ppcg_py.options import Options
-from ppcg_py.schedule import schedule_scop
+from ppcg_py.schedule.gpu import schedule_scop
 
 from polybench_cases import POLYBENCH, kernel_source
 

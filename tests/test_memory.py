@@ -409,7 +409,7 @@ def test_every_group_ppcg_shares_is_promoted_here(kernel):
     from ppcg_py.extract import extract_scops
     from ppcg_py.memory import plan_memory
     from ppcg_py.options import Options
-    from ppcg_py.schedule import schedule_scop
+    from ppcg_py.schedule.gpu import schedule_scop
     src = kernel_source(kernel)
     ctx = new_context()
     scop, = extract_scops(str(src), ctx, include_dirs=(str(POLYBENCH / "utilities"), str(src.parent)),

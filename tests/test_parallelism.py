@@ -15,7 +15,7 @@ from ppcg_py.extract import extract_scops
 from ppcg_py.isl_context import new_context
 from ppcg_py.memory import plan_memory
 from ppcg_py.options import Options
-from ppcg_py.schedule import schedule_scop
+from ppcg_py.schedule.gpu import schedule_scop
 from ppcg_py.verify.harness import VerifyConfig, verify
 from polybench.kernels import compile_flags, source_path
 

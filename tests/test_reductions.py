@@ -17,7 +17,7 @@ from ppcg_py.isl_context import maps_of, new_context
 from ppcg_py.options import Options
 from ppcg_py.schedule.cpu import schedule_for_cpu
 from ppcg_py.schedule.dependences import compute_dependences
-from ppcg_py.schedule.reductions import enabled_groups, reduction_groups, relax
+from ppcg_py.schedule.cpu.reductions import enabled_groups, reduction_groups, relax
 from ppcg_py.verify.harness import VerifyConfig, verify
 
 # -- detection ----------------------------------------------------------------

@@ -16,7 +16,7 @@ from ppcg_py.extract.model import Reference
 from ppcg_py.isl_context import maps_of, new_context
 from ppcg_py.memory import plan_memory
 from ppcg_py.options import Options
-from ppcg_py.schedule import schedule_scop
+from ppcg_py.schedule.gpu import schedule_scop
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -31,8 +31,8 @@ from ..isl_context import CallbackGuard
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
 from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, copy_statement, orders_global_memory, reduction_statement,
                       reduction_steps, transfer_statement)
-from ..schedule import Kernel, ScheduledScop
-from ..schedule.device_loops import DEVICE_LOOP, FUSED_KERNELS
+from ..schedule.gpu import Kernel, ScheduledScop
+from ..schedule.gpu.device_loops import DEVICE_LOOP, FUSED_KERNELS
 from .statements import printed_tags
 
 NT = isl.schedule_node_type

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import islpy as isl
 from pycparser import c_ast, c_generator
 
-from ..schedule import ScheduledScop
-from ..schedule.register_tiles import RegisterTile
+from ..schedule.gpu import ScheduledScop
+from ..schedule.cpu.register_tiles import RegisterTile
 from ..isl_budget import is_operation_limit
 from .ast import (ScopAst, StatementCall, Subscript, ast_from_tree, source_indices, with_atomic_fallback,
                   without_unrolling)

@@ -20,7 +20,7 @@ from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
 from ..isl_context import statement_names
 from ..memory import DeviceArray, MemoryPlan
-from ..schedule import ScheduledScop
+from ..schedule.gpu import ScheduledScop
 from .ast import CopyCall, Launch, ReductionCall, ScopAst, StatementCall, Subscript, TransferCall
 from .expr import c_expr, param_node
 from .ownership import owned

@@ -17,7 +17,7 @@ from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
-from ..schedule import Kernel, ScheduledScop
+from ..schedule.gpu import Kernel, ScheduledScop
 from .ast import Launch, ScopAst, in_one_block
 from .common import Calls, GeneratedFiles, KernelArgument, add, array_extents, box_in_c, count, device_view
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names

@@ -26,7 +26,7 @@ from pycparser import c_ast
 
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
-from ..schedule import ScheduledScop
+from ..schedule.gpu import ScheduledScop
 from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
 from .ast import Launch, ScopAst, StatementCall, SyncCall

@@ -35,8 +35,8 @@ from ..extract.model import Scop, Statement
 from ..gpu_targets import GPUS, GpuTarget
 from ..isl_c import c_node
 from ..memory import MemoryPlan
-from ..schedule import ScheduledScop
-from ..schedule.kernels import Kernel
+from ..schedule.gpu import ScheduledScop
+from ..schedule.gpu.kernels import Kernel
 from .ast import ScopAst
 from .c_target import scop_lines
 from .common import array_extents

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..options import Options
-from ..schedule import ScheduledScop
+from ..schedule.gpu import ScheduledScop
 from .device_arrays import DeviceArray, extent_set
 from .groups import ArrayGroup, KernelMemory, partials_per_row, plan_kernel
 from .host_syncs import HostSync, plan_host_syncs, with_host_syncs

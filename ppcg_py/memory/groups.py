@@ -30,7 +30,7 @@ from ..isl_context import constant_on, maps_of, sets_of, statement_names
 from ..isl_workarounds import dims_as_params
 from ..names import Names
 from ..options import Options
-from ..schedule import Kernel
+from ..schedule.gpu import Kernel
 from .box import BoxDim, box_size, fixed_box
 from .device_arrays import extent_set
 

@@ -31,7 +31,7 @@ import islpy as isl
 
 from ..isl_context import filter_instances, node_at, statement_names, tree_position, union_set_list
 from ..isl_workarounds import params_as_dims
-from ..schedule import Kernel
+from ..schedule.gpu import Kernel
 from .groups import ArrayGroup, KernelMemory
 from .device_arrays import DeviceArray
 

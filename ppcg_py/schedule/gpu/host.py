@@ -33,8 +33,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..extract.model import Scop, Statement
-from ..isl_context import filter_instances, statement_names, union_of
+from ...extract.model import Scop, Statement
+from ...isl_context import filter_instances, statement_names, union_of
 from .kernels import threads_below
 
 NT = isl.schedule_node_type

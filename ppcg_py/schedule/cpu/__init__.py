@@ -39,21 +39,22 @@ from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
-from ..diagnostics import CompileError, Diagnostics
-from ..extract.model import Scop
-from ..isl_context import band_tiled, statement_names
-from ..options import Options
-from . import ScheduledScop, compute_schedule, scheduling_start
-from .distribute import distributed
+from ...diagnostics import CompileError, Diagnostics
+from ...extract.model import Scop
+from ...isl_context import band_tiled, statement_names
+from ...options import Options
+from ..gpu import ScheduledScop
+from ..scheduler import compute_schedule, scheduling_start
+from ..distribute import distributed
 from .full_tiles import with_full_tiles_isolated
-from .parallel import strict_coincidence
+from ..parallel import strict_coincidence
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
-from .private import changed_values, privatize
+from ..private import changed_values, privatize
 from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
 from .point_order import FAR, PointOrder, access_steps, given_order, permuted, point_order
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
-from .sizes import KernelSizes, kernel_sizes, user_sizes
+from ..sizes import KernelSizes, kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
 MARK = "omp_parallel"

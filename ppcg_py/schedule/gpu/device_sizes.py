@@ -28,10 +28,10 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..extract.model import Scop, extent_set
-from ..gpu_targets import GpuTarget
-from ..isl_context import maps_of, sets_of
-from .sizes import DEFAULT_BLOCK, DEFAULT_GRID, KernelSizes, launchable
+from ...extract.model import Scop, extent_set
+from ...gpu_targets import GpuTarget
+from ...isl_context import maps_of, sets_of
+from ..sizes import DEFAULT_BLOCK, DEFAULT_GRID, KernelSizes, launchable
 
 _UNKNOWN = 1 << 20                     # an unbounded loop: long enough to fill any device
 _X_THREADS = (32, 64, 128, 256)        # thread x: whole warps

@@ -25,10 +25,10 @@ import math
 
 import islpy as isl
 
-from ..gpu_targets import GpuTarget
-from ..isl_context import sets_of
+from ...gpu_targets import GpuTarget
+from ...isl_context import sets_of
 from .device_sizes import band_extents, set_extent
-from .sizes import KernelSizes
+from ..sizes import KernelSizes
 
 # Instances of one statement in one iteration of the loop, at most: twice a block of
 # 1,024 threads (jacobi-1d's and durbin's 2,000 points; adi's 1,000 x 1,000 sweep, no).

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..extract.model import Scop
-from ..isl_context import schedule_values, sets_of, statement_names, union_of, union_set_list
+from ...extract.model import Scop
+from ...isl_context import schedule_values, sets_of, statement_names, union_of, union_set_list
 from .cache_sizes import element_bytes
-from .distribute import keeps_dependences, statement_children
+from ..distribute import keeps_dependences, statement_children
 from .point_order import placed_instances
 
 NT = isl.schedule_node_type

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..extract.model import Scop
+from ...extract.model import Scop
 from .point_order import FAR, STILL, UNIT, AccessSteps
 
 BASE_TILE = 32

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import filter_instances, maps_of, sets_of, statement_names, statements_below, union_of
-from .parallel import zero_distance
+from ...isl_context import filter_instances, maps_of, sets_of, statement_names, statements_below, union_of
+from ..parallel import zero_distance
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,12 @@ from dataclasses import dataclass, replace
 import islpy as isl
 from pycparser import c_ast
 
-from ..extract.local_arrays import expanded
-from ..extract.model import Access, Array, Reference, Scop, Statement
-from ..isl_context import maps_of, statement_names
-from ..names import fresh_name
-from .dependences import Dependences, of_named
-from .parallel import zero_distance
+from ...extract.local_arrays import expanded
+from ...extract.model import Access, Array, Reference, Scop, Statement
+from ...isl_context import maps_of, statement_names
+from ...names import fresh_name
+from ..dependences import Dependences, of_named
+from ..parallel import zero_distance
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from ..isl_context import schedule_values
+from ...isl_context import schedule_values
 
 
 def with_full_tiles_isolated(tile_band: isl.ScheduleNode, untiled: isl.MultiUnionPwAff,

@@ -37,11 +37,11 @@ from functools import cached_property
 
 import islpy as isl
 
-from ..extract.model import Scop
-from ..extract.reductions import Reduction
-from ..isl_context import maps_of
-from .dependences import Dependences, _tagger, kill_accesses, untagged
-from .parallel import schedule_map, zero_distance
+from ...extract.model import Scop
+from ...extract.reductions import Reduction
+from ...isl_context import maps_of
+from ..dependences import Dependences, _tagger, kill_accesses, untagged
+from ..parallel import schedule_map, zero_distance
 
 NT = isl.schedule_node_type
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..isl_context import filter_instances, node_at, sets_of, statement_names, tree_position, union_set_list
+from ...isl_context import filter_instances, node_at, sets_of, statement_names, tree_position, union_set_list
 from .kernels import _leading_coincident, threads_below
 
 NT = isl.schedule_node_type

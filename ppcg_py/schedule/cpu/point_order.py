@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ..diagnostics import CompileError
-from ..extract.model import Scop
-from ..isl_context import sets_of
+from ...diagnostics import CompileError
+from ...extract.model import Scop
+from ...isl_context import sets_of
 
 
 STILL, UNIT, FAR = "still", "unit", "far"   # how an access moves when a member steps by one

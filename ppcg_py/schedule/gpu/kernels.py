@@ -16,16 +16,16 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from ..isl_context import (band_tiled, filter_instances, node_at, sets_of, statements_below, tree_position,
+from ...isl_context import (band_tiled, filter_instances, node_at, sets_of, statements_below, tree_position,
                            union_of)
-from ..names import Names
-from ..options import Options
+from ...names import Names
+from ...options import Options
 from .device_loops import DEVICE_LOOP, FUSED_KERNELS, device_loop_block, device_loop_sizes, fused_block
 from .device_sizes import (DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero,
                            spread_over_blocks)
-from .distribute import statements_apart
+from ..distribute import statements_apart
 from .reduction_threads import ReducedLocation, distributed_tail, reduction_epilogue, reduction_member
-from .sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
+from ..sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
 
 NT = isl.schedule_node_type
 # A reduction between serial statements gets a launch of its own only when it sums at

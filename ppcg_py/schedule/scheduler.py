@@ -1,0 +1,108 @@
+"""isl's scheduler as both plans of a SCoP call it: the dependences, names and `--sizes`
+that every target starts from (`scheduling_start`), and isl's schedule
+(`compute_schedule`), each computed once where the GPU plan and the host path ask the
+same (memo.py)."""
+from __future__ import annotations
+
+import islpy as isl
+
+from ..diagnostics import Diagnostics
+from ..extract.model import Scop
+from ..isl_budget import isl_failure
+from ..names import Names
+from ..options import Options
+from .bounded import compute_with_timeout
+from .dependences import Dependences, compute_dependences
+from .memo import Memo
+from .parallel import mark_coincident, respects
+from .sizes import parse_sizes
+
+_SCHEDULES = Memo()
+_DEPENDENCES = Memo()
+
+
+def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
+                     fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
+                     last: frozenset[str] = frozenset()) -> isl.Schedule:
+    """isl's schedule, computed once for the two plans of a SCoP (memo.py) where they
+    ask the same (no `serial` constraints)."""
+    if serial is not None:
+        return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
+    return _SCHEDULES.get((scop, deps), (fixed, last, options.reschedule, options.schedule_timeout),
+                          lambda: _compute_schedule(scop, deps, options, diagnostics, fixed, None, last))
+
+
+def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
+                      fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
+                      last: frozenset[str] = frozenset()) -> isl.Schedule:
+    """isl's schedule; the original loop order when asked, or when isl takes too long.
+
+    With live-range reordering, the order dependences of the variables not in
+    `fixed` are conditional validity constraints (conditioned on the live ranges).
+    PPCG makes those of arrays conditional too, but then isl's scheduler has been
+    seen to break a live range (fuzz ci:23); arrays gain little from it, as their
+    live ranges could only be reordered along loops that one thread runs.
+
+    `serial`: more dependences for the coincidence constraints alone (chains of
+    reductions whose order may change but which no parallel loop may split).
+    `last`: statements that run after all others in their original order (the copies
+    back of expanded arrays, expansion.py), which isl's fusion would only complicate."""
+    coincidence = deps.coincidence(fixed) if serial is None else deps.coincidence(fixed).union(serial)
+    if not options.reschedule or not deps.value_based:   # a SCoP too costly for isl's dataflow
+        return mark_coincident(scop.schedule, coincidence)   # is too costly for its scheduler
+    domain, validity = scop.domain, deps.validity(fixed)
+    if last:
+        domain = domain.subtract(_instances(scop, last))
+        coincidence = coincidence.intersect_domain(domain).intersect_range(domain)
+        validity = validity.intersect_domain(domain).intersect_range(domain)
+    constraints = (isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
+                   .set_validity(validity).set_coincidence(coincidence))
+    if deps.reordering:
+        constraints = (constraints.set_conditional_validity(deps.tagged_flow, deps.conditional_validity(fixed))
+                       .set_proximity(deps.flow.union(deps.false)))
+    else:
+        constraints = constraints.set_proximity(deps.all)
+    try:
+        schedule = compute_with_timeout(constraints, options.schedule_timeout)
+    except isl.Error as exc:
+        # e.g. "unable to carry dependences": the original order is always valid
+        diagnostics.warn(f"isl's scheduler failed on the SCoP of '{scop.function}' ({isl_failure(exc)}); "
+                         "keeping the original loop order (its parallel loops still run on the GPU)",
+                         scop.file, scop.start_line, 1)
+        return mark_coincident(scop.schedule, coincidence)
+    if schedule is None:
+        diagnostics.warn(f"isl's scheduler did not finish within {options.schedule_timeout:g} s for the SCoP "
+                         f"of '{scop.function}'; keeping the original loop order (its parallel loops still "
+                         "run on the GPU); --schedule-timeout sets the bound", scop.file, scop.start_line, 1)
+        return mark_coincident(scop.schedule, coincidence)
+    if last:
+        schedule = schedule.sequence(mark_coincident(scop.schedule, coincidence).intersect_domain(
+            _instances(scop, last)))
+    if deps.reordering and not respects(schedule, deps.validity(fixed)):
+        # a safety net under isl's conditional validity (see above): every order dependence kept
+        return _compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays), serial,
+                                 last)
+    return schedule
+
+
+def _instances(scop: Scop, names: frozenset[str]) -> isl.UnionSet:
+    """The instances of the statements `names`."""
+    result = isl.UnionSet.empty(scop.context.get_space())
+    for stmt in scop.statements:
+        if stmt.name in names:
+            result = result.union(isl.UnionSet.from_set(stmt.domain))
+    return result
+
+
+def scheduling_start(scop: Scop, options: Options, diagnostics: Diagnostics):
+    """What every target's scheduler starts from: the dependences, the `--sizes`, names
+    that avoid the program's, the variables whose order is fixed (the arrays), and
+    those whose live ranges may be reordered (the scalars)."""
+    deps = _DEPENDENCES.get((scop,), (options.dataflow_max_operations, options.live_range_reordering),
+                            lambda: compute_dependences(scop, options.dataflow_max_operations, diagnostics,
+                                                        options.live_range_reordering))
+    sizes = parse_sizes(options.sizes, scop.ctx) if options.sizes else None
+    names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
+    fixed = frozenset(a.name for a in scop.arrays if not a.is_scalar)
+    return deps, sizes, names, fixed, frozenset(a.name for a in scop.arrays) - fixed
+
