@@ -16,6 +16,10 @@ parallel nests and between them) from a random stream of their own:
     gget/gput  `... ext_gget_T(k) ...`, `ext_gput_T(k, v);`: read or update the global
                array the program declares at file scope (one of its arrays, which its
                SCoPs read and write too)
+    scale_block `ext_scale_block_T(s[i][j].a, f);`, `... ext_sum_block_T(s[i][j].a) ...`:
+    sum_block  a whole two-dimensional member array of a struct element, declared
+               `T blk[R][C]` with the member's extents (`forms.member_calls` inserts
+               them, with `ext_scale_row_T(C, s[i][j].a[k], f)` on its rows)
 
 Every function but `cmix` notes its arguments in hidden state (`note`: each call
 adds to one slot of a trace, the slot and weight depending on how many calls came
@@ -249,10 +253,34 @@ def pointer_arrays(program: Program) -> set[str]:
 
 
 # -- printing ------------------------------------------------------------------------
-def _signature(fn: str) -> tuple[str, str]:
+def block_dims(program: Program, extents: dict[str, tuple[int, ...]] | None) -> dict[str, tuple[int, int]]:
+    """The `[R][C]` of each block function's parameter: the extents of the last two
+    dimensions of the array its calls pass (one array per function, see forms.py)."""
+    dims: dict[str, tuple[int, int]] = {}
+    for scop in program.scops:
+        for node in walk_nodes(scop):
+            for expr in node_exprs(node):
+                for fn, ptr in _block_calls(expr, node):
+                    dims[fn] = tuple(extents[ptr.ref.name][-2:]) if extents else (1, 1)
+    return dims
+
+
+def _block_calls(expr: DExpr, node: Node):
+    if isinstance(node, ExtCall) and _kind(node.fn)[0].endswith("_block") and expr is node.args[0]:
+        yield node.fn, expr
+    if isinstance(expr, Call) and is_external(expr.fn) and _kind(expr.fn)[0].endswith("_block"):
+        yield expr.fn, expr.args[0]
+    for part in subexpressions(expr):
+        yield from _block_calls(part, node)
+
+
+def _signature(fn: str, dims: tuple[int, int] = (1, 1)) -> tuple[str, str]:
     """The return type and parameter list of a declared-only function."""
     kind, t = _kind(fn)
+    block = f"{t} blk[{dims[0]}][{dims[1]}]"
     return {
+        "scale_block": ("void", f"{block}, {t} f"),
+        "sum_block": (t, block),
         "log": ("void", f"int k, {t} v"),
         "draw": (t, "void"),
         "scale_row": ("void", f"int len, {t} *row, {t} f"),
@@ -264,14 +292,16 @@ def _signature(fn: str) -> tuple[str, str]:
     }[kind]
 
 
-def prototypes(program: Program) -> list[str]:
-    """The declarations the program prints (no bodies), `ext_trace` first."""
+def prototypes(program: Program, extents: dict[str, tuple[int, ...]] | None = None) -> list[str]:
+    """The declarations the program prints (no bodies), `ext_trace` first. `extents`:
+    each array's, as `render` laid them out (for the block functions' parameters)."""
     used = externals_used(program)
     if not used:
         return []
+    dims = block_dims(program, extents)
     lines = ["double ext_trace(int k);"]
     for fn in used:
-        ret, params = _signature(fn)
+        ret, params = _signature(fn, dims.get(fn, (1, 1)))
         attribute = "__attribute__((const)) " if _kind(fn)[0] in PURE else ""
         lines.append(f"{attribute}{ret} {fn}({params});")
     return lines
@@ -280,9 +310,16 @@ def prototypes(program: Program) -> list[str]:
 TRACE = 64
 
 
-def _body(fn: str, glob: tuple[str, tuple[int, ...]] | None) -> str:
+def _body(fn: str, glob: tuple[str, tuple[int, ...]] | None, dims: tuple[int, int] = (1, 1)) -> str:
     kind, t = _kind(fn)
     is_int = t == "int"
+    loops = f"for (int r = 0; r < {dims[0]}; r++)\n    for (int q = 0; q < {dims[1]}; q++)\n"
+    if kind == "scale_block":
+        update = "(blk[r][q] * f + 1) % 1009" if is_int else f"blk[r][q] * f + ({t}) 0.125"
+        return f"{loops}      blk[r][q] = {update};\n  note(f + {dims[0]});"
+    if kind == "sum_block":
+        result = "s % 1009" if is_int else f"s / {dims[0] * dims[1]}"
+        return f"{t} s = 0;\n  {loops}      s += blk[r][q];\n  note({dims[1]});\n  return {result};"
     if kind == "log":
         return "note(k + 0.5 * v);"
     if kind == "draw":
@@ -329,9 +366,10 @@ def library(program: Program, extents: dict[str, tuple[int, ...]]) -> str | None
               "static void note(double v)", "{",
               f"  trace[calls % {TRACE}] += v * (1 + calls % 7);", "  calls++;", "}", "",
               "double ext_trace(int k)", "{", f"  return k < {TRACE} ? trace[k] : calls;", "}", ""]
+    dims = block_dims(program, extents)
     for fn in used:
-        ret, params = _signature(fn)
-        lines += [f"{ret} {fn}({params})", "{", "  " + _body(fn, glob), "}", ""]
+        ret, params = _signature(fn, dims.get(fn, (1, 1)))
+        lines += [f"{ret} {fn}({params})", "{", "  " + _body(fn, glob, dims.get(fn, (1, 1))), "}", ""]
     return "\n".join(lines)
 
 

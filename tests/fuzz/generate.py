@@ -11,7 +11,10 @@ reused, accumulated, carried or live after a loop; locals assigned late, nested
 and shadowing; one array read at two footprints or at a parameter's shift),
 from a random stream of its own, so the program built here stays what the seed
 gave before them; `external` then inserts calls of functions the program only
-declares (defined in a second file, see external.py), from a stream of its own too.
+declares (defined in a second file, see external.py), from a stream of its own too;
+`forms` finally adds forms of real C the front end learnt (PENCIL's built-ins,
+member arrays passed to declared-only functions, C99-only declarators and system
+headers, helpers with early returns) to the program that fits, from a third stream.
 
 Values stay bounded so that a program never depends on overflow: integer
 assignments are reduced modulo 1009, integer multiplications use small
@@ -83,6 +86,12 @@ class Features:
     empty: bool = True           # `#pragma scop` regions with nothing or only a declaration in them
     bitwise: bool = True         # integer updates `^=`, `|=`, `&=` (reductions of every exact operator)
     products: bool = True        # matrix-product nests into a new array (`idioms.product`: register blocks)
+    # forms of real C the front end learnt (`forms`, a random stream of their own):
+    early_returns: bool = True   # helpers of the file that return before their end
+    pencil: bool = True          # imin/imax/umin/umax, __pencil_assume, __pencil_kill
+    member_calls: bool = True    # member arrays of struct elements passed to declared-only functions
+    c_only: bool = True          # `int a[static 4]`, `const int a[const 4]`, <omp.h> and other headers
+    forms_always: bool = False   # every one of those forms in every program (tests, aimed campaigns)
 
 
 @dataclass
@@ -488,7 +497,8 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
             count = _fits(program)
             if count is not None:
                 if count > 0:
-                    return program
+                    from .forms import add_forms
+                    return add_forms(program, gen, f"{seed}:{_attempt}", features)
                 break
             smaller = tuple((n, _smaller_prime(v)) for n, v in program.params)
             program = replace(program, params=smaller)

@@ -15,12 +15,16 @@ from dataclasses import dataclass, field
 
 from .program import (
     Assign,
+    Assume,
+    Call,
     Cond,
     Const,
     DataIf,
     ExtCall,
     IExpr,
     If,
+    Index,
+    Kill,
     Local,
     Logic,
     Loop,
@@ -31,8 +35,10 @@ from .program import (
     Var,
     While,
     data_refs,
+    node_exprs,
     node_refs,
     pointer_refs,
+    subexpressions,
 )
 
 
@@ -56,6 +62,9 @@ def ieval(expr: IExpr, env: dict[str, int]) -> int:
         return env[expr.name]
     if isinstance(expr, MinMax):
         a, b = ieval(expr.a, env), ieval(expr.b, env)
+        if expr.fn.startswith("u") and min(a, b) < 0:
+            # umin/umax compare as unsigned: a negative side is another number there
+            raise UndefinedRead(f"{expr.fn} of a negative value ({a}, {b})")
         return min(a, b) if expr.op == "MIN" else max(a, b)
     a, b = ieval(expr.a, env), ieval(expr.b, env)
     if expr.op == "+":
@@ -80,9 +89,16 @@ def ceval(cond: Cond, env: dict[str, int]) -> bool:
     return {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b, "==": a == b, "!=": a != b}[cond.op]
 
 
+def _unsigned(expr: IExpr) -> bool:
+    return isinstance(expr, MinMax) and expr.fn.startswith("u")
+
+
 def loop_values(loop: Loop, env: dict[str, int]) -> range:
     """The values the iterator takes, in execution order."""
     lo, hi = ieval(loop.lo, env), ieval(loop.hi, env)
+    if (_unsigned(loop.hi) or _unsigned(loop.lo)) and (lo < 0 or loop.step < 0 or loop.inclusive):
+        # `i < umin(..)` compares i as unsigned: only a count from a non-negative start
+        raise UndefinedRead(f"loop {loop.var} from {lo} against an unsigned bound")
     if loop.step > 0:
         return range(lo, hi, loop.step)
     return range(hi - 1, lo - 1, loop.step)
@@ -205,10 +221,21 @@ def footprint(program: Program, limit: int = 50_000) -> Footprint:
         slot.writer = (scop, path, tuple(loops), update)
         fp.writes[slot.role] += 1
 
+    def unsigned_calls(expr) -> None:
+        """umin/umax in a value (`forms`): on integer expressions never negative."""
+        if isinstance(expr, Call) and expr.fn in ("umin", "umax"):
+            for arg in expr.args:
+                if not isinstance(arg, Index) or ieval(arg.expr, env) < 0:
+                    raise UndefinedRead(f"{expr.fn} of a negative or unknown value")
+        for part in subexpressions(expr):
+            unsigned_calls(part)
+
     def statement(node: Assign | Local | ExtCall, path: tuple) -> None:
         fp.instances += 1
         if fp.instances > limit:
             raise TooManyInstances(fp.instances)
+        for expr in node_exprs(node):
+            unsigned_calls(expr)
         for ref in node_refs(node):
             for dim, sub in enumerate(ref.subs):
                 fp.note(ref.name, dim, ieval(sub, env))
@@ -266,6 +293,14 @@ def footprint(program: Program, limit: int = 50_000) -> Footprint:
                 run((Loop(node.var, node.lo, node.hi, node.body),), path, block=False)
             elif isinstance(node, (Assign, Local, ExtCall)):
                 statement(node, here)
+            elif isinstance(node, Assume):   # a promise the run breaks: undefined behaviour
+                if not ceval(node.cond, env):
+                    raise UndefinedRead(f"__pencil_assume({node.cond}) is false (statement {here} of SCoP {scop})")
+            elif isinstance(node, Kill):
+                for name in node.names:      # a killed scalar has no value until written again
+                    slot = lookup(name)
+                    if slot is not None:
+                        slot.defined = False
         if block:
             frames.pop()
 

@@ -39,11 +39,14 @@ class Bin:
 
 @dataclass(frozen=True)
 class MinMax:
-    """MIN(a, b) or MAX(a, b); printed as a macro call or as a ternary."""
+    """MIN(a, b) or MAX(a, b); printed as a macro call or as a ternary, or, with `fn`,
+    as a call of PENCIL's built-in `imin`/`imax`/`umin`/`umax` (`forms`: a `u` one only
+    where both sides are never negative, which `interp` checks)."""
 
     op: str  # "MIN" | "MAX"
     a: "IExpr"
     b: "IExpr"
+    fn: str = ""  # "" | "imin" | "imax" | "umin" | "umax"
 
 
 IExpr = Union[Var, Const, Bin, MinMax]
@@ -244,7 +247,23 @@ class ExtCall:
     args: tuple[DExpr, ...]
 
 
-Node = Union[Assign, Local, Loop, If, DataIf, While, ExtCall]
+@dataclass(frozen=True)
+class Assume:
+    """`__pencil_assume(cond);` (`forms`): a promise about the parameters and iterators
+    that every run keeps (`interp` refuses a program that breaks it: undefined behaviour)."""
+
+    cond: Cond
+
+
+@dataclass(frozen=True)
+class Kill:
+    """`__pencil_kill(x, ...);` (`forms`): the whole variables `names` are dead from here
+    on; placed after their last use, and an array killed is not dumped (Program.killed)."""
+
+    names: tuple[str, ...]
+
+
+Node = Union[Assign, Local, Loop, If, DataIf, While, ExtCall, Assume, Kill]
 
 # -- the program ------------------------------------------------------------
 
@@ -315,6 +334,11 @@ class Program:
     # empty SCoPs: (k, declaration) -- `#pragma scop` regions after SCoP k (in its
     # function) with nothing in them, or only `ctype name;` when declaration is given
     empty_scops: tuple[tuple[int, tuple[str, str] | None], ...] = ()
+    killed: tuple[str, ...] = ()                 # arrays `__pencil_kill`ed whole: main does not dump them
+    # C99-only declarators and system headers outside the SCoP (`forms.c_only`): the
+    # extra headers ("omp.h", "string.h", "stdint.h") and the helpers of main whose
+    # parameters are `int a[static 4]` ("static") and `const int a[const 4]` ("const")
+    c_only: tuple[str, ...] = ()
 
     def with_scops(self, scops: tuple[tuple[Node, ...], ...]) -> "Program":
         return replace(self, scops=tuple(s for s in scops if s))
@@ -387,6 +411,8 @@ def node_refs(node: Node):
             yield node.chain
     elif isinstance(node, (DataIf, While)):
         yield node.test.ref
+    elif isinstance(node, Kill):
+        yield from (Ref(name) for name in node.names)
     for expr in node_exprs(node):
         yield from data_refs(expr)
         yield from (p.ref for p in pointer_refs(expr))
