@@ -123,3 +123,45 @@ def test_a_file_that_defines_imin_keeps_its_own(tmp_path):
     code = files["input.ppcg.c"]
     scop = code[code.index("SCoP"):]
     assert "0 * " in scop, scop
+
+
+EMPTIED = """void f(int n, int p, double A[100]) {
+#pragma scop
+  __pencil_assume(p >= 13);
+  for (int i = 0; i < n; i++)
+    if (p < 5)
+      A[i] = 1;
+  for (int i = 0; i < n; i++)
+    A[i] = A[i] + 2;
+#pragma endscop
+}
+"""
+KILL_BESIDE_CALL = """int ext_draw(void);
+void __pencil_kill();
+void f(int n, int A[18], int B[18]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = B[i] + ext_draw();
+  for (int i = 0; i < n; i++)
+    B[i] = A[i] * 2;
+  __pencil_kill(A);
+#pragma endscop
+}
+"""
+
+
+def test_a_statement_the_assumption_empties(tmp_path):
+    """Its instances leave with the parameters the promise excludes (the dependences of
+    an instance set the schedule no longer had were an internal error: fuzz forms1:43)."""
+    ctx = isl.Context()
+    (scop,) = extract_scops(str(_source(tmp_path, EMPTIED)), ctx)
+    assert [s.domain.is_empty() for s in scop.statements] == [True, False]
+    files = _outputs(_source(tmp_path, EMPTIED), tmp_path / "out", "cuda")
+    assert "= 1;" not in files["input_kernel.cu"]
+
+
+def test_a_kill_beside_a_call_keeps_the_host_file_cxx(tmp_path):
+    """`void __pencil_kill();` called with an argument is no C++, but the call is in the
+    SCoP, which the output replaces: only what stays is asked of g++ (fuzz forms1:6)."""
+    files = _outputs(_source(tmp_path, KILL_BESIDE_CALL), tmp_path / "out", "cuda")
+    assert "input_host.cu" in files and "input_host.c" not in files

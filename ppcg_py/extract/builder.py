@@ -109,6 +109,7 @@ class ScopBuilder:
         self._liveness = Liveness(region)
         self._summary = None   # while a summarised call's summary is built: its accesses (summaries.py)
         self._calls_have_state = False   # a statement calls a declared-only function that is not pure
+        self._assumed = False            # a __pencil_assume narrowed the context
         self.external = dict(functions.external) if functions is not None else {}   # declared-only functions
         self._globals = functions.globals if functions is not None else {}
         with self.source_names():
@@ -306,6 +307,10 @@ class ScopBuilder:
         space = AffineSpace(self.ctx, (), self.params, describe)
         env = _Env((), space.universe.intersect_params(self.context), space, ())
         schedule = self._block(self.items, env)
+        if self._assumed and schedule is not None:   # the promises made the context smaller: so is every instance set
+            self._within_context()
+            schedule = schedule.intersect_domain(_union([s.domain for s in self.statements]
+                                                        + [k.index.domain() for k in self.kills]))
         if schedule is None or all(s.domain.is_empty() for s in self.statements):
             return None
         local_arrays = self._expanded_local_arrays()
@@ -739,6 +744,14 @@ class ScopBuilder:
         self._n_references += 1
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
+    def _within_context(self) -> None:
+        """Each statement's and kill's instances limited to the context (what the
+        assumptions promised): the stages after compare domains with the context."""
+        self.statements = [replace(s, domain=s.domain.intersect_params(self.context),
+                                   accesses=tuple(replace(a, index=a.index.intersect_params(self.context))
+                                                  for a in s.accesses)) for s in self.statements]
+        self.kills = [replace(k, index=k.index.intersect_params(self.context)) for k in self.kills]
+
     def _assume(self, node: Assumption, env: _Env) -> None:
         """The context without the parameter values for which the assumption fails at
         some instance where it is reached (pet's reading of `__pencil_assume`)."""
@@ -748,6 +761,7 @@ class ScopBuilder:
             return
         fails = env.domain.subtract(holds).params()
         self.context = self.context.subtract(fails.align_params(self.context.get_space())).coalesce()
+        self._assumed = True
 
     def _pencil_kill(self, node: PencilKill, env: _Env) -> isl.Schedule | None:
         """A kill of the model for each variable or element `__pencil_kill` names that

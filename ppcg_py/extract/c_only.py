@@ -12,6 +12,7 @@ for the CUDA target, whatever else a C++ compiler rejects in the file (`rejected
 """
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 
@@ -28,19 +29,29 @@ CXX_KEYWORDS = frozenset("""
 ALLOCATORS = frozenset({"malloc", "calloc", "realloc", "aligned_alloc", "reallocarray"})
 
 
-def rejected_as_cxx(path: str, include_dirs: tuple[str, ...] = (), defines: tuple[str, ...] = ()) -> bool:
-    """Whether a C++ compiler (g++, as nvcc's host compiler) rejects the file: every
-    other form of C that C++ does not take, which the AST alone does not show (`_Bool`,
-    designators out of order, `char s[3] = "abc"`, a `void *` of the program's own
-    functions given to another pointer, an `int` given to an enum, ...). No g++: the
-    AST's forms only."""
+def rejected_as_cxx(path: str, include_dirs: tuple[str, ...] = (), defines: tuple[str, ...] = (),
+                    replaced: tuple[tuple[int, int], ...] = ()) -> bool:
+    """Whether a C++ compiler (g++, as nvcc's host compiler) rejects the file with the
+    lines `replaced` (each SCoP's, first to last: the output prints its own code there)
+    blanked out: every other form of C that C++ does not take, which the AST alone does
+    not show (`_Bool`, designators out of order, `char s[3] = "abc"`, a `void *` of the
+    program's own functions given to another pointer, an `int` given to an enum, ...).
+    No g++: the AST's forms only."""
     compiler = shutil.which("g++")
     if compiler is None:
         return False
-    command = [compiler, "-fsyntax-only", "-x", "c++", "-std=gnu++17", "-w", *(f"-I{d}" for d in include_dirs),
-               *(f"-D{d}" for d in defines), path]
     try:
-        return subprocess.run(command, capture_output=True, timeout=60).returncode != 0
+        with open(path, "rb") as handle:
+            lines = handle.read().split(b"\n")
+    except OSError:
+        return False
+    for first, last in replaced:
+        lines[first - 1:last] = [b""] * (last - first + 1)
+    folder = os.path.dirname(path) or "."
+    command = [compiler, "-fsyntax-only", "-x", "c++", "-std=gnu++17", "-w", f"-iquote{folder}",
+               *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines), "-"]
+    try:
+        return subprocess.run(command, input=b"\n".join(lines), capture_output=True, timeout=60).returncode != 0
     except (OSError, subprocess.TimeoutExpired):
         return False
 
