@@ -26,9 +26,10 @@ from .extract.model import Scop
 from .isl_budget import OutOfOperations, operations_bound
 from .memory import MemoryPlan, plan_memory
 from .options import Options
-from .schedule.gpu import ScheduledScop, schedule_scop, used_sizes
-from .schedule.cpu import schedule_for_cpu
+from .schedule.cpu import CpuSchedule, schedule_for_cpu
+from .schedule.gpu import GpuSchedule, schedule_scop
 from .schedule.gpu.device_loops import DEVICE_LOOP
+from .schedule.plan import ScheduledScop, used_sizes
 from .schedule.sizes import format_sizes
 from .watchdog import Progress, Step, StepTooLong
 
@@ -51,9 +52,9 @@ class Compilation:
 
     path: str
     program: Program | None = None                                  # extract
-    scheduled: tuple[ScheduledScop, ...] = ()                       # schedule
-    host_scheduled: tuple[ScheduledScop, ...] = ()                  # schedule: the host paths (GPU targets)
-    plans: tuple[tuple[ScheduledScop, MemoryPlan], ...] = ()       # memory
+    scheduled: tuple[ScheduledScop, ...] = ()                       # schedule (GpuSchedule, or CpuSchedule for C)
+    host_scheduled: tuple[CpuSchedule, ...] = ()                    # schedule: the host paths (GPU targets)
+    plans: tuple[tuple[GpuSchedule, MemoryPlan], ...] = ()         # memory
     asts: tuple[ScopAst, ...] = ()                                  # ast (one per plan)
     host_asts: tuple[ScopAst, ...] = ()                             # ast (one per host path)
     files: GeneratedFiles | CFile | None = None                     # print
@@ -168,12 +169,11 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
     scheduled: list[ScheduledScop] = []
     for scop in (s for s in c.program.scops if s not in run.on_host):
         _legacy_dump(run.options, "scop", lambda: describe_scop(scop))
+        first = len(used_sizes(scheduled))     # the SCoP's first kernel or tiled band in --sizes
         with run.step(scop):
-            result = schedule_for_cpu(scop, run.options, run.diagnostics,
-                                      first_tiled=sum(len(s.band_sizes) for s in scheduled)) \
+            result: ScheduledScop = schedule_for_cpu(scop, run.options, run.diagnostics, first_tiled=first) \
                 if run.options.target == "c" else \
-                schedule_scop(scop, run.options, first_kernel=sum(len(s.kernels) for s in scheduled),
-                              diagnostics=run.diagnostics)
+                schedule_scop(scop, run.options, first_kernel=first, diagnostics=run.diagnostics)
         if run.options.verbose:
             for line in result.notes:
                 print(f"ppcg-py: {line}", file=sys.stderr)
@@ -184,7 +184,7 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
     return replace(c, scheduled=tuple(scheduled), host_scheduled=_host_paths(scheduled, run))
 
 
-def _host_paths(scheduled: list[ScheduledScop], run: StageRun) -> tuple[ScheduledScop, ...]:
+def _host_paths(scheduled: list[ScheduledScop], run: StageRun) -> tuple[CpuSchedule, ...]:
     """For a GPU target, each SCoP that launches kernels scheduled again as the C target
     schedules it (OpenMP, tiled, sizes from the cache model): the code the program runs
     where no device is usable or the device is not worth it (codegen/path_choice.py).
@@ -192,12 +192,11 @@ def _host_paths(scheduled: list[ScheduledScop], run: StageRun) -> tuple[Schedule
     if run.options.target == "c" or not run.options.host_path:
         return ()
     options = host_path_options(run.options)
-    paths: list[ScheduledScop] = []
+    paths: list[CpuSchedule] = []
     for s in scheduled:
-        if s.kernels:
+        if isinstance(s, GpuSchedule) and s.kernels:
             with run.step(s.scop):
-                paths.append(schedule_for_cpu(s.scop, options, Diagnostics(),
-                                              first_tiled=sum(len(p.band_sizes) for p in paths)))
+                paths.append(schedule_for_cpu(s.scop, options, Diagnostics(), first_tiled=len(used_sizes(paths))))
     return tuple(paths)
 
 

@@ -31,7 +31,8 @@ from ..isl_context import CallbackGuard
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
 from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, copy_statement, orders_global_memory, reduction_statement,
                       reduction_steps, transfer_statement)
-from ..schedule.gpu import Kernel, ScheduledScop
+from ..schedule.gpu import GpuSchedule, Kernel
+from ..schedule.plan import ScheduledScop
 from ..schedule.gpu.device_loops import DEVICE_LOOP, FUSED_KERNELS
 from .statements import printed_tags
 
@@ -148,7 +149,7 @@ class ScopAst:
     blocks: dict = field(default_factory=dict)  # the C target's register blocks, by mark annotation
 
 
-def build_ast(scheduled: ScheduledScop, memory: MemoryPlan) -> ScopAst:
+def build_ast(scheduled: GpuSchedule, memory: MemoryPlan) -> ScopAst:
     """The SCoP's AST; built again without unrolling if isl fails on it."""
     schedule = memory.schedule
     try:
@@ -279,7 +280,7 @@ def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, b
 
 
 class _AstBuilder:
-    def __init__(self, scheduled: ScheduledScop, memory: MemoryPlan) -> None:
+    def __init__(self, scheduled: GpuSchedule, memory: MemoryPlan) -> None:
         self.scheduled, self.memory = scheduled, memory
         self.scop = scheduled.scop
         self.kernels = {k.name: k for k in scheduled.kernels}
@@ -485,7 +486,7 @@ def _local_index(element: isl.PwAff, dim, outer: isl.PwMultiAff, prefix: str) ->
 # -- launches -----------------------------------------------------------------
 def in_one_block(mark: str) -> bool:
     """Whether a mark of the host AST is one launch of one block that runs the kernels
-    below it: a device loop's, or consecutive kernels' (schedule/device_loops.py)."""
+    below it: a device loop's, or consecutive kernels' (schedule/gpu/device_loops.py)."""
     return mark.startswith((DEVICE_LOOP, FUSED_KERNELS))
 
 

@@ -3,14 +3,14 @@ each SCoP replaced by its scheduled (and, with `--tile`, tiled) loops.
 
 Every reference is the program's own variable (`A[c0][c1]`, `s`); a variable
 declared inside the SCoP is declared at the top of its code. Under `--openmp`
-each `omp_parallelN` mark of the schedule (schedule/cpu.py) puts
+each `omp_parallelN` mark of the schedule (schedule/cpu/__init__.py) puts
 `#pragma omp parallel for` on the loop below it, with the scalars that loop
 keeps per thread in a `private` clause and the reductions it combines in `reduction`
 clauses (`reduction(+:s)`, `reduction(min:A[0:n][0:m])`); the loop iterators are declared in the
 loops, so each thread has its own. A serial loop around such loops (a time loop)
 becomes one `#pragma omp parallel` region instead, its parallel loops `omp for`
 (`omp_region.py`), so that a team is not started at each of its iterations.
-At a `register_tileN` mark (schedule/register_tiles.py) the block of the array that the
+At a `register_tileN` mark (schedule/cpu/register_tiles.py) the block of the array that the
 loops inside accumulate into is copied into a local `reg_A[rows][columns]` and back,
 and the statements inside use that copy, which gcc keeps in registers.
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import islpy as isl
 from pycparser import c_ast, c_generator
 
-from ..schedule.gpu import ScheduledScop
+from ..schedule.cpu import CpuSchedule
 from ..schedule.cpu.register_tiles import RegisterTile
 from ..isl_budget import is_operation_limit
 from .ast import (ScopAst, StatementCall, Subscript, ast_from_tree, source_indices, with_atomic_fallback,
@@ -69,7 +69,7 @@ class RegisterBlock:
     first: tuple[isl.AstExpr, ...] | None      # None: nothing under the mark accesses the array
 
 
-def build_c_ast(scheduled: ScheduledScop) -> ScopAst:
+def build_c_ast(scheduled: CpuSchedule) -> ScopAst:
     """The SCoP's AST: every statement instance a call on the host's own variables;
     the `omp_parallelN` marks stay in the AST, and under a `register_tileN` mark the
     block's array is its local copy."""
@@ -165,7 +165,7 @@ def _first_element(accesses: isl.UnionMap, build: isl.AstBuild) -> tuple[isl.Ast
     return tuple(build.expr_from_pw_aff(first.get_pw_aff(d)) for d in range(first.dim(isl.dim_type.out)))
 
 
-def generate_c(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, ScopAst]],
+def generate_c(source_path: str, source_text: str, scops: list[tuple[CpuSchedule, ScopAst]],
                *, tiled: bool = False, openmp: bool = False, on_host: Sequence[int] = (),
                name: str | None = None) -> CFile:
     """`NAME.ppcg.c` (or `name`: -o's), the input with each SCoP replaced by its code
@@ -183,7 +183,7 @@ def generate_c(source_path: str, source_text: str, scops: list[tuple[ScheduledSc
     return CFile(name or f"{stem}.ppcg.c", text.text(HELPERS.format(source=source), lines))
 
 
-def scop_lines(scheduled: ScheduledScop, ast: ScopAst, indent: str, tiled: bool, openmp: bool) -> list[str]:
+def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, openmp: bool) -> list[str]:
     """The code that replaces one SCoP: its scheduled loops, their OpenMP pragmas and
     register blocks, the locals it declares (also the host path of a GPU target)."""
     scop = scheduled.scop

@@ -20,7 +20,8 @@ from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
 from ..isl_context import statement_names
 from ..memory import DeviceArray, MemoryPlan
-from ..schedule.gpu import ScheduledScop
+from ..schedule.gpu import GpuSchedule
+from ..schedule.plan import ScheduledScop
 from .ast import CopyCall, Launch, ReductionCall, ScopAst, StatementCall, Subscript, TransferCall
 from .expr import c_expr, param_node
 from .ownership import owned
@@ -79,7 +80,7 @@ def scop_guard(scop, nonempty: isl.Set) -> str:
     return c_expr(isl.AstBuild.from_context(scop.context).expr_from_set(nonempty))
 
 
-def host_locals(scheduled: ScheduledScop) -> list[Array]:
+def host_locals(scheduled: GpuSchedule) -> list[Array]:
     """The variables declared in the SCoP that host code uses (its serial head or tail,
     or a host statement): the host declares them."""
     used = {a.array for s in scheduled.scop.statements if s.name in scheduled.host_statements for a in s.accesses}
@@ -255,7 +256,7 @@ class KernelArgument:
     value: c_ast.Node       # at the launch (a device pointer gets the device prefix)
 
 
-def kernel_arguments(scheduled: ScheduledScop, memory: MemoryPlan, launch: Launch,
+def kernel_arguments(scheduled: GpuSchedule, memory: MemoryPlan, launch: Launch,
                      by_pointer: frozenset[str]) -> list[KernelArgument]:
     """What a launch passes: the device arrays the kernel accesses, the parameters, the
     read-only scalars it uses, the values it gets by value, and the host loops' iterators."""

@@ -17,7 +17,8 @@ from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
-from ..schedule.gpu import Kernel, ScheduledScop
+from ..schedule.cpu import CpuSchedule
+from ..schedule.gpu import GpuSchedule, Kernel
 from .ast import Launch, ScopAst, in_one_block
 from .common import Calls, GeneratedFiles, KernelArgument, add, array_extents, box_in_c, count, device_view
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
@@ -45,10 +46,10 @@ class _KernelText:
     buffers: list[str] = field(default_factory=list)   # file-scope device buffers, before the function
 
 
-def generate_cuda(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan, ScopAst]],
+def generate_cuda(source_path: str, source_text: str, scops: list[tuple[GpuSchedule, MemoryPlan, ScopAst]],
                   options: Options | None = None, *, host_in_c: bool = False,
                   on_host: Sequence[int] = (),
-                  host_paths: Mapping[int, tuple[ScheduledScop, ScopAst]] | None = None) -> GeneratedFiles:
+                  host_paths: Mapping[int, tuple[CpuSchedule, ScopAst]] | None = None) -> GeneratedFiles:
     """The host file and the kernel files of one input.
 
     With `host_in_c` (the input has variable-length array parameters, which C++
@@ -113,7 +114,7 @@ def host_variables(scop) -> list:
     return [a for a in scop.arrays if a.member is None] + [v.array for v in scop.struct_variables]
 
 
-def _wrapper_interface(scheduled: ScheduledScop, name: str) -> tuple[str, str]:
+def _wrapper_interface(scheduled: GpuSchedule, name: str) -> tuple[str, str]:
     """The C signature of a SCoP's device function and its call in the host file."""
     scop = scheduled.scop
     params = [parameter(t, p) for p, t in zip(scop.parameters, scop.parameter_types)]
@@ -129,7 +130,7 @@ def _wrapper_interface(scheduled: ScheduledScop, name: str) -> tuple[str, str]:
     return f"void {name}({parameter_list(params)})", c_text(call_node(name, *args))
 
 
-def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, indent: str, options: Options,
+def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent: str, options: Options,
                templates: jinja2.Environment, *, scalars_by_pointer: bool = False):
     scop = scheduled.scop
     extents = array_extents(scheduled)
@@ -190,7 +191,7 @@ def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, inden
     return host.rstrip("\n").split("\n"), kernels
 
 
-def _by_pointer(scheduled: ScheduledScop, scalars_by_pointer: bool) -> frozenset[str]:
+def _by_pointer(scheduled: GpuSchedule, scalars_by_pointer: bool) -> frozenset[str]:
     """The variables that host code reaches through a pointer: with `scalars_by_pointer`,
     every variable of the program (the SCoP's function gets their addresses), not the
     SCoP's own locals, which that function declares."""

@@ -26,7 +26,8 @@ from pycparser import c_ast
 
 from ..memory import DeviceArray, KernelMemory, MemoryPlan
 from ..options import Options
-from ..schedule.gpu import ScheduledScop
+from ..schedule.cpu import CpuSchedule
+from ..schedule.gpu import GpuSchedule
 from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
 from .ast import Launch, ScopAst, StatementCall, SyncCall
@@ -52,9 +53,9 @@ _MATH = ("acos acosh asin asinh atan atan2 atanh cbrt ceil copysign cos cosh erf
 _RENAMED = {f"{name}{suffix}": name for name in _MATH for suffix in ("f", "l")}
 
 
-def generate_opencl(source_path: str, source_text: str, scops: list[tuple[ScheduledScop, MemoryPlan, ScopAst]],
+def generate_opencl(source_path: str, source_text: str, scops: list[tuple[GpuSchedule, MemoryPlan, ScopAst]],
                     options: Options, *, on_host: Sequence[int] = (),
-                    host_paths: Mapping[int, tuple[ScheduledScop, ScopAst]] | None = None) -> GeneratedFiles:
+                    host_paths: Mapping[int, tuple[CpuSchedule, ScopAst]] | None = None) -> GeneratedFiles:
     """NAME_host.c (the input with each SCoP replaced by OpenCL host code) and NAME_kernel.cl;
     with `-o HOST.c` (options.output_name), HOST.c and HOST_kernel.cl, as PPCG. A SCoP with
     a host path (`host_paths`) chooses at run time between the two (path_choice.py)."""
@@ -106,7 +107,7 @@ def _free_name(base: str, taken: set[str]) -> str:
     return base
 
 
-def _scop_code(scheduled: ScheduledScop, memory: MemoryPlan, ast: ScopAst, indent: str, options: Options,
+def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent: str, options: Options,
                templates: jinja2.Environment, kernel_file: str) -> tuple[list[str], list[dict]]:
     scop = scheduled.scop
     prefix = scheduled.names.device

@@ -35,7 +35,8 @@ from ..extract.model import Scop, Statement
 from ..gpu_targets import GPUS, GpuTarget
 from ..isl_c import c_node
 from ..memory import MemoryPlan
-from ..schedule.gpu import ScheduledScop
+from ..schedule.cpu import CpuSchedule
+from ..schedule.gpu import GpuSchedule
 from ..schedule.gpu.kernels import Kernel
 from .ast import ScopAst
 from .c_target import scop_lines
@@ -71,7 +72,7 @@ class PathCosts:
                 f'{int(self.host_parallel)})')
 
 
-def path_costs(gpu: ScheduledScop, memory: MemoryPlan, host: ScheduledScop,
+def path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
                extents: dict[str, list[c_ast.Node]]) -> PathCosts:
     """The device path's predicted seconds and the host path's operations of one SCoP."""
     try:
@@ -80,7 +81,7 @@ def path_costs(gpu: ScheduledScop, memory: MemoryPlan, host: ScheduledScop,
         return PathCosts("0.0", "1e300", bool(host.parallel))
 
 
-def _path_costs(gpu: ScheduledScop, memory: MemoryPlan, host: ScheduledScop,
+def _path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
                 extents: dict[str, list[c_ast.Node]]) -> PathCosts:
     scop = gpu.scop
     build = _Counting(isl.AstBuild.from_context(scop.context), scop.context)
@@ -205,8 +206,8 @@ def _sum(terms) -> str:
 _C = c_generator.CGenerator()
 
 
-def with_host_path(device_lines: list[str], gpu: ScheduledScop, memory: MemoryPlan,
-                   host_path: tuple[ScheduledScop, ScopAst], indent: str) -> list[str]:
+def with_host_path(device_lines: list[str], gpu: GpuSchedule, memory: MemoryPlan,
+                   host_path: tuple[CpuSchedule, ScopAst], indent: str) -> list[str]:
     """A SCoP's device code (`device_lines`, printed at `indent` plus two spaces) and its
     host path, one of the two run as `ppcg_py_on_device` says."""
     host, ast = host_path
@@ -229,7 +230,7 @@ def host_path_constants(gpu: str) -> dict[str, str]:
             "host_rate": f"{HOST_RATE:.4g}"}
 
 
-def describe(gpu: ScheduledScop, memory: MemoryPlan, host: ScheduledScop) -> str:
+def describe(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule) -> str:
     """The rule of one SCoP, for -v."""
     costs = path_costs(gpu, memory, host, array_extents(gpu))
     scop = gpu.scop

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ..options import Options
-from ..schedule.gpu import ScheduledScop
+from ..schedule.gpu import GpuSchedule
 from .device_arrays import DeviceArray, extent_set
 from .groups import ArrayGroup, KernelMemory, partials_per_row, plan_kernel
 from .host_syncs import HostSync, plan_host_syncs, with_host_syncs
@@ -17,7 +17,7 @@ __all__ = ["ArrayGroup", "DeviceArray", "HostSync", "KernelMemory", "MemoryPlan"
            "transfer_statement"]
 
 
-def plan_memory(scheduled: ScheduledScop, options: Options) -> MemoryPlan:
+def plan_memory(scheduled: GpuSchedule, options: Options) -> MemoryPlan:
     """Transfers around the SCoP, placement of every kernel's reference groups, and the
     schedule tree with their copies."""
     ends = scheduled.ends

@@ -1,7 +1,7 @@
-"""The schedule for the C target (`--target=c`): isl's schedule, tiled with `--tile`,
-with the OpenMP loops marked with `--openmp`, as PPCG's cpu.c.
+"""The C target's plan (`--target=c`), also each GPU target's host path: isl's schedule,
+tiled with `--tile`, with the OpenMP loops marked with `--openmp`, as PPCG's cpu.c.
 
-The schedule is computed as for CUDA (`compute_schedule`: the same dependences,
+The schedule is computed as for CUDA (`compute_schedule`, scheduler.py: the same dependences,
 live-range reordering included); there is no host/kernel split. With `--tile`,
 every permutable band of more than one member is tiled (sizes as for CUDA:
 `-S`, `--tile-sizes`, `--sizes` with `kernel[i]` the i-th tiled band in tree
@@ -10,7 +10,7 @@ sizes file names every band of a file: `--dump-sizes`, `--sizes-file`,
 `--autotune`; without any of them, from the caches: cache_sizes.py). Its point
 loops are reordered so that the innermost is parallel and unit-stride
 (point_order.py), marked `omp_simdN` where that is safe, and distributed over the
-statements under it where that takes one out of a loop (distribute.py). Where a
+statements under it where that takes one out of a loop (schedule/distribute.py). Where a
 block of an array accumulates along a point loop between its rows and columns (gemm's
 `C` along `k`), the band's full blocks keep it in registers (register_tiles.py). With
 `--openmp`, the outermost coincident member of each band that is
@@ -28,7 +28,7 @@ reductions keep serial may be the parallel loop, with OpenMP's `reduction` claus
 
 A scalar whose live ranges the schedule reordered may be written in several
 iterations of such a loop (symm's `temp2`); each thread then needs its copy.
-Privatization is CUDA's (`private.py`), with one thread per iteration of the
+Privatization is CUDA's (`schedule/private.py`), with one thread per iteration of the
 marked loop: a scalar all of whose values stay within one execution of the
 loop becomes `private(...)` there; one that cannot and whose reordered live
 ranges the loop spreads over iterations is fixed and the SCoP scheduled again.
@@ -43,18 +43,20 @@ from ...diagnostics import CompileError, Diagnostics
 from ...extract.model import Scop
 from ...isl_context import band_tiled, statement_names
 from ...options import Options
-from ..gpu import ScheduledScop
-from ..scheduler import compute_schedule, scheduling_start
 from ..distribute import distributed
-from .full_tiles import with_full_tiles_isolated
 from ..parallel import strict_coincidence
+from ..plan import ScheduledScop
+from ..private import changed_values, privatize
+from ..scheduler import compute_schedule, scheduling_start
+from ..sizes import KernelSizes, kernel_sizes, user_sizes
+from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
+from .full_tiles import with_full_tiles_isolated
+from .point_order import FAR, PointOrder, access_steps, given_order, permuted, point_order
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
-from ..private import changed_values, privatize
-from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
-from .point_order import FAR, PointOrder, access_steps, given_order, permuted, point_order
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
-from ..sizes import KernelSizes, kernel_sizes, user_sizes
+
+__all__ = ["CpuSchedule", "ParallelLoop", "schedule_for_cpu"]
 
 NT = isl.schedule_node_type
 MARK = "omp_parallel"
@@ -80,6 +82,23 @@ class ParallelLoop:
     @property
     def name(self) -> str:
         return f"{self.mark}{self.index}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CpuSchedule(ScheduledScop):
+    """The C target's plan of a SCoP, also a GPU target's host path: its final tree has
+    the OpenMP loops under `omp_parallelN` marks, the tiles, the vectoriser's loops under
+    `omp_simdN` marks and the register blocks under `register_tileN` marks."""
+
+    parallel: tuple[ParallelLoop, ...] = ()        # the OpenMP loops, in tree order
+    vector_loops: tuple[ParallelLoop, ...] = ()    # the innermost loops for the vectoriser (mark SIMD_MARK)
+    band_sizes: tuple[KernelSizes, ...] = ()       # per band tiled or left whole (`kernel[i]` in --sizes)
+    register_tiles: tuple[RegisterTile, ...] = ()  # the blocks of arrays kept in registers (register_tiles.py)
+    first_band: int = 0     # the number of its first band in --sizes (the bands of the SCoPs before)
+
+    def numbered_sizes(self) -> tuple[tuple[int, KernelSizes], ...]:
+        """Each band's sizes, by its number (`kernel[i]` in --sizes)."""
+        return tuple(enumerate(self.band_sizes, start=self.first_band))
 
 
 @dataclass
@@ -127,7 +146,7 @@ class _Walk:
 
 
 def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | None = None,
-                     first_tiled: int = 0) -> ScheduledScop:
+                     first_tiled: int = 0) -> CpuSchedule:
     """Dependences, isl's schedule, tiling, the parallel loops and their private scalars;
     `first_tiled` is the number of the SCoP's first tiled band (the bands of the SCoPs before)."""
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
@@ -166,9 +185,10 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
         diagnostics.warn(warning, scop.file, scop.start_line, 1)
     notes = _reduction_notes(scop, full, relaxation, schedule, fixed, loops, walk.refusals, options) \
         if options.verbose and scop.reductions else ()
-    return ScheduledScop(scop, full, schedule, final, (), names, parallel=loops,
-                         vector_loops=tuple(walk.vector_loops), band_sizes=tuple(walk.band_sizes), notes=notes,
-                         register_tiles=tuple(walk.register_tiles))
+    return CpuSchedule(scop=scop, dependences=full, schedule=schedule, final_schedule=final, names=names,
+                       notes=notes, parallel=loops, vector_loops=tuple(walk.vector_loops),
+                       band_sizes=tuple(walk.band_sizes), register_tiles=tuple(walk.register_tiles),
+                       first_band=first_tiled)
 
 
 def _folded_scalars(scop: Scop, groups: tuple[ReductionGroup, ...]) -> dict[str, frozenset[str]]:

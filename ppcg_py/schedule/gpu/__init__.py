@@ -14,6 +14,7 @@ from ...isl_context import sets_of, statement_names
 from ...names import Names
 from ...options import Options
 from ..dependences import Dependences, untagged
+from ..plan import ScheduledScop
 from ..private import changed_values, privatize
 from ..scheduler import compute_schedule, scheduling_start
 from ..sizes import KernelSizes
@@ -24,26 +25,17 @@ from .host import HostEnds, host_ends, host_scalars, host_statements, written_sc
 from .kernels import Kernel, KernelMapper, long_reduction, threads_below
 from .reduction_threads import ReducedLocation
 
-__all__ = ["Dependences", "Kernel", "ScheduledScop", "schedule_scop", "used_sizes"]
+__all__ = ["GpuSchedule", "Kernel", "schedule_scop"]
 
 
-@dataclass(frozen=True)
-class ScheduledScop:
-    """A SCoP with its final schedule tree (kernels marked) and kernel descriptions."""
+@dataclass(frozen=True, kw_only=True)
+class GpuSchedule(ScheduledScop):
+    """The GPU plan of a SCoP: its final tree has a `kernelN` mark on each kernel, with
+    the kernel's tiles and mapping filters below, and host code around them."""
 
-    scop: Scop
-    dependences: Dependences
-    schedule: isl.Schedule          # the scheduler's result before tiling and mapping
-    final_schedule: isl.Schedule    # with `kernelN` marks, tiles and mapping filters
     kernels: tuple[Kernel, ...]
-    names: Names
     host_statements: frozenset[str] = frozenset()   # run on the host, outside kernels (host.py)
     ends: HostEnds = HostEnds()     # of those, the serial head and tail (host code around the transfers)
-    parallel: tuple = ()            # the C target's OpenMP loops (cpu.py: ParallelLoop), in tree order
-    vector_loops: tuple = ()        # the C target's innermost loops for the vectoriser (`omp_simdN` marks)
-    band_sizes: tuple[KernelSizes, ...] = ()   # the C target's sizes, per band tiled or left whole (`kernel[i]`)
-    notes: tuple[str, ...] = ()     # -v: the reduction loops found and what became of them (reductions.py)
-    register_tiles: tuple = ()      # the C target's blocks kept in registers (register_tiles.RegisterTile)
 
     @property
     def host_scalars(self) -> frozenset[str]:
@@ -55,16 +47,13 @@ class ScheduledScop:
         """The statements that kernels run."""
         return frozenset(s.name for s in self.scop.statements) - self.host_statements
 
-
-def used_sizes(scheduled: Sequence[ScheduledScop]) -> tuple[tuple[int, KernelSizes], ...]:
-    """Per kernel (CUDA, OpenCL), or per tiled band (C target: `kernel[i]` is the i-th band
-    tiled in the file, its SCoPs one after another, as `--sizes` reads it), the sizes used."""
-    kernels = tuple((k.index, k.sizes) for s in scheduled for k in s.kernels)
-    return kernels or tuple(enumerate(ks for s in scheduled for ks in s.band_sizes))
+    def numbered_sizes(self) -> tuple[tuple[int, KernelSizes], ...]:
+        """Each kernel's sizes, by its number (`kernel[i]` in --sizes)."""
+        return tuple((k.index, k.sizes) for k in self.kernels)
 
 
 def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
-                  diagnostics: Diagnostics | None = None) -> ScheduledScop:
+                  diagnostics: Diagnostics | None = None) -> GpuSchedule:
     """Dependences, isl's schedule, kernels, and the scalars each kernel keeps per thread.
 
     Scalars may have their live ranges reordered, arrays only along loops that run
@@ -124,12 +113,13 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
             _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements, host_only, every, device,
                     every_reduction, serial_sums)[2]
         notes += gpu_reduction_notes(scop, kernels, would)
-    return ScheduledScop(scop, deps, schedule, final, tuple(kernels), names, host, ends, notes=notes)
+    return GpuSchedule(scop=scop, dependences=deps, schedule=schedule, final_schedule=final, names=names,
+                       notes=notes, kernels=tuple(kernels), host_statements=host, ends=ends)
 
 
 def gpu_reduction_notes(scop: Scop, kernels: Sequence[Kernel], would: Sequence[Kernel] | None) -> tuple[str, ...]:
     """-v for the GPU targets: the reductions whose partials a kernel's threads combine
-    (schedule/reduction_threads.py) and, from `would` (the mapping with every reduction
+    (schedule/gpu/reduction_threads.py) and, from `would` (the mapping with every reduction
     enabled, when --reductions is not given), those that --reductions would add."""
     found = {r.statement: r for r in scop.reductions}
     lines = []
