@@ -591,7 +591,7 @@ def _disagreements(compilation: Compilation, launches: Sequence[Launch],
                    bodies: Mapping[str, KernelBody]) -> tuple[str, ...]:
     """Where the compiler's own results differ from the generated files (a bug in one or the other)."""
     notes = []
-    # a device loop's kernels run inside its one launch (ppcg_py/schedule/device_loops.py)
+    # a device loop's kernels run inside its one launch (ppcg_py/schedule/gpu/device_loops.py)
     planned = {k.launched_in or k.name for scheduled, _ in compilation.plans for k in scheduled.kernels}
     launched = {launch.kernel for launch in launches}
     if planned != launched:

@@ -20,7 +20,7 @@ class Options:
     assume_nonneg: bool = False
     reschedule: bool = True
     live_range_reordering: bool = True        # order dependences as conditional validity (PPCG's default)
-    expand_arrays: bool = True                # GPU: a copy per iteration of temporary arrays (schedule/expansion.py)
+    expand_arrays: bool = True                # GPU: a copy per iteration of temporary arrays (schedule/gpu/expansion.py)
     schedule_timeout: float = 30.0            # seconds for isl's scheduler, per SCoP
     timeout: float = 300.0                    # seconds for a whole compilation (0: no bound)
     isl_max_operations: int = LIMITS.step     # isl operations per step (0: no bound)
@@ -54,7 +54,7 @@ class Options:
     # order the blocks finish; without, the last block to finish adds them in block order
     atomic_reductions: bool = False
     # CUDA with sizes chosen for the GPU: a serial host loop whose kernels are small, or
-    # consecutive small kernels, run in one launch of one block (schedule/device_loops.py);
+    # consecutive small kernels, run in one launch of one block (schedule/gpu/device_loops.py);
     # --no-device-loops: not
     device_loops: bool = True
     # CUDA and OpenCL: each SCoP is also compiled as the C target compiles it (OpenMP,

@@ -1,4 +1,4 @@
-"""Small parallel loops run in a neighbouring kernel's launch (schedule/absorb.py):
+"""Small parallel loops run in a neighbouring kernel's launch (schedule/gpu/absorb.py):
 the kernels they join, and the numbers, in the CUDA emulation against gcc."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Tile sizes for the CPU's caches (`schedule/cache_sizes.py`): read from Linux's cache
+"""Tile sizes for the CPU's caches (`schedule/cpu/cache_sizes.py`): read from Linux's cache
 description, grown along the innermost point loop while the data each loop reuses fits,
 and used by the C target only when the user gives no size."""
 from __future__ import annotations

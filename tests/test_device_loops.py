@@ -1,4 +1,4 @@
-"""Serial loops of small kernels run whole by one block (schedule/device_loops.py,
+"""Serial loops of small kernels run whole by one block (schedule/gpu/device_loops.py,
 codegen/device_loop.py): which loops qualify, and the inlined kernels checked against
 gcc in the CUDA emulation in three thread orders and with nvcc."""
 from __future__ import annotations

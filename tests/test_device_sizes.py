@@ -1,4 +1,4 @@
-"""Sizes chosen for the target GPU when the user gives none (schedule/device_sizes.py)."""
+"""Sizes chosen for the target GPU when the user gives none (schedule/gpu/device_sizes.py)."""
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-"""Temporary arrays expanded along the loops that reuse them (schedule/expansion.py):
+"""Temporary arrays expanded along the loops that reuse them (schedule/gpu/expansion.py):
 which arrays qualify, that the loops around them become parallel, and that the
 results (the copied-back last values included) match gcc's in the CUDA emulation in
 three thread orders and on the OpenCL runtime."""

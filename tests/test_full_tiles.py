@@ -1,4 +1,4 @@
-"""`--isolate-full-tiles` (schedule/full_tiles.py): the C target's full tiles generated
+"""`--isolate-full-tiles` (schedule/cpu/full_tiles.py): the C target's full tiles generated
 apart, their point loops with constant bounds, the partial tiles after them."""
 from __future__ import annotations
 

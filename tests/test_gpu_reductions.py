@@ -1,4 +1,4 @@
-"""Reduction loops run by the threads of a block (schedule/reduction_threads.py,
+"""Reduction loops run by the threads of a block (schedule/gpu/reduction_threads.py,
 memory/groups.py's reduction groups, codegen/reductions.py), checked in the CUDA
 emulation in three thread orders and on the OpenCL runtime against gcc."""
 from __future__ import annotations

@@ -389,13 +389,13 @@ def test_a_copy_outside_a_loop_must_see_the_writes_of_all_its_iterations():
 PPCG_SHARED = {
     "covariance": (2, (1, 1, 0)),     # mean in registers; one of data's two 8 KB tiles
     # mean, stddev in registers; data's tile (corr's transpose tile served the diagonal's
-    # kernel, which runs in the kernel of the rest of corr now: schedule/absorb.py)
+    # kernel, which runs in the kernel of the rest of corr now: schedule/gpu/absorb.py)
     "correlation": (3, (1, 2, 0)),
     "gemver": (6, (2, 4, 0)),         # u1, v1, u2, v2 in registers; y; A (x does not fit after it)
     # A[i][k], A[k][j] and A[j][j] in registers; A's column read once per thread stays in
     # global memory (a copy through shared memory would read it with the same stride).
     # PPCG's 5 count A[i][k] and A[k][j] in each of its two update kernels, which are one
-    # kernel here (schedule/absorb.py): 3
+    # kernel here (schedule/gpu/absorb.py): 3
     "lu": (3, (0, 3, 0)),
     "cholesky": (3, (1, 3, 0)),
     "fdtd-2d": (1, (0, 1, 0)),        # _fict_[t]

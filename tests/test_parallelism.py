@@ -124,7 +124,7 @@ PROGRAMS = {
   x[2] = c;
 }""",
     # a loop-free statement beside a parallel loop (correlation's corr[m-1][m-1] = 1.0):
-    # no dependence joins them, so it runs in the loop's launch (schedule/absorb.py)
+    # no dependence joins them, so it runs in the loop's launch (schedule/gpu/absorb.py)
     "loop_free_after": """
 {
 #pragma scop
@@ -156,7 +156,7 @@ PROGRAMS = {
 }""",
     # a serial head (a scalar and a prefix sum) and a serial tail (reading the device's B,
     # a function scalar live after the SCoP, a local) around a parallel nest: head and
-    # tail run on the host, before the copies in and after the copies back (schedule/host.py)
+    # tail run on the host, before the copies in and after the copies back (schedule/gpu/host.py)
     "host_ends": """
 {
   double s = 0.0, u;
@@ -196,7 +196,7 @@ PROGRAMS = {
   }
 #pragma endscop
 }""",
-    # ... or, at the end of the SCoP, runs on the host after the copy back (schedule/host.py)
+    # ... or, at the end of the SCoP, runs on the host after the copy back (schedule/gpu/host.py)
     "loop_free_tail": """
 {
 #pragma scop
@@ -237,7 +237,7 @@ def test_temporary_is_private_and_its_loops_parallel(tmp_path):
 
 def test_without_reordering_the_temporary_serialises(tmp_path):
     """Every loop carries s: no parallelism is left, and the whole SCoP runs on the host
-    (schedule/host.py), with nothing on the device."""
+    (schedule/gpu/host.py), with nothing on the device."""
     scheduled, plan = _planned(_source(tmp_path, "temporary"), Options(live_range_reordering=False))
     assert not scheduled.kernels and not plan.arrays
     assert scheduled.host_statements == {s.name for s in scheduled.scop.statements}

@@ -1,4 +1,4 @@
-"""A one-block launch printed as one kernel (schedule/device_loops.py): the host AST
+"""A one-block launch printed as one kernel (schedule/gpu/device_loops.py): the host AST
 below its mark (a device loop's host loop, or fused kernels' sequence) inside a
 `__global__` function launched with one block, each kernel inlined where the host
 would launch it, followed by `__syncthreads()`.

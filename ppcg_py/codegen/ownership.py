@@ -1,7 +1,7 @@
 """Ownership checks: `(value - id) % size == 0` around a kernel's statements and copies.
 
 A tile loop is mapped to blocks and a point loop to threads by a modulo filter on
-the schedule (`schedule.kernels._modulo_filter`): block b runs the tiles congruent to
+the schedule (`schedule.gpu.kernels._modulo_filter`): block b runs the tiles congruent to
 b modulo the grid, thread t the points congruent to t modulo the block. isl's loops
 should run only those values, but under the existentials of these filters it has
 printed loops whose first value is not congruent to the id (fuzz 10:23: a tile run by

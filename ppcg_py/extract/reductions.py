@@ -4,7 +4,7 @@ commutative operator (`s += A[i]`, `tmp[i] = tmp[i] + A[i][j] * x[j]`,
 
 The instances of such a statement that update one location may run in any order,
 up to the rounding of floating-point `+` and `*`: the schedule stage drops the
-dependences between them (schedule/reductions.py) and the C target prints the loops
+dependences between them (schedule/cpu/reductions.py) and the C target prints the loops
 that then run in parallel with OpenMP's `reduction` clause.
 
 A statement `s op= e` (or `s = s op e`, `s = e op s`, `s = min(s, e)`, a ternary that

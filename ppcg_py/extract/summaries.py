@@ -27,7 +27,7 @@ definition may be what the program links with); the summary takes precedence ove
 inlining, as in pet.
 
 The call runs code ppcg-py cannot see or translate, so it runs where the function
-is: on the host (schedule/host.py keeps such statements in the SCoP's serial head
+is: on the host (schedule/gpu/host.py keeps such statements in the SCoP's serial head
 or tail, or runs the SCoP on the host altogether), or anywhere with the C target.
 """
 from __future__ import annotations

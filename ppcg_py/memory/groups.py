@@ -153,7 +153,7 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
                 host_scalars: frozenset[str] = frozenset()) -> KernelMemory:
     """Where each reference group of the kernel lives. The schedule stage has decided
     for two kinds of scalar already: host scalars (written by host statements only,
-    schedule/host.py) are read from the kernel's arguments, and a private scalar
+    schedule/gpu/host.py) are read from the kernel's arguments, and a private scalar
     (schedule/private.py) is one variable per thread, whatever its references'
     footprints."""
     references = _references(scop, kernel)

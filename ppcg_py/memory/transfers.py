@@ -8,7 +8,7 @@ arrays are allocated whole. Variables declared inside the SCoP never cross, and
 a scalar that every kernel keeps per thread is not on the device at all.
 
 Only the statements that kernels run count: the serial head and tail of the SCoP
-run on the host (schedule/host.py), before the copies in and after the copies
+run on the host (schedule/gpu/host.py), before the copies in and after the copies
 back. What the head writes and the device part reads is copied in, what the
 device part writes and the tail reads is copied back (a variable declared in the
 SCoP too: the host then declares it), and what only the host touches stays there.
@@ -54,7 +54,7 @@ def plan_transfers(scop: Scop, live_in: isl.UnionMap, host: frozenset[str] = fro
     """Copy back the box around what the device writes; copy in what it reads before
     any write, and the rest of that box when the writes leave holes in it.
 
-    `host`: the statements that run on the host (schedule/host.py), of which `head`
+    `host`: the statements that run on the host (schedule/gpu/host.py), of which `head`
     run before the copies to the device and `tail` after the copies back. The device
     part also reads what the head wrote, and the tail reads what the device part
     wrote; an array only host statements touch stays on the host."""

@@ -152,7 +152,7 @@ def _value_based(scop: Scop) -> Dependences:
 def _live_ranges(scop: Scop) -> Dependences:
     """PPCG's dependences for live-range reordering (see the module's docstring).
 
-    Only scalars have their live ranges reordered (see schedule/__init__.py), so only
+    Only scalars have their live ranges reordered (see schedule/scheduler.py), so only
     their accesses are tagged: tagged dataflow over arrays costs isl up to 50 times
     more on fuzzed programs, and arrays' order and forced dependences, from each
     access to *every* later write, slow its scheduler down (heat-3d: 2 s -> 5 s)."""

@@ -21,7 +21,7 @@ def mark_coincident(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl.Sc
 def strict_coincidence(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl.Schedule:
     """`schedule` with each member's coincident flag kept only where `dependences` have
     zero distance along it: a schedule computed under fewer constraints (reductions
-    relaxed, schedule/reductions.py) with its flags for the full ones."""
+    relaxed, schedule/cpu/reductions.py) with its flags for the full ones."""
     return _visit(schedule.get_root(), dependences, strict=True).get_schedule()
 
 

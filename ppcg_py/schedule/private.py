@@ -12,7 +12,7 @@ constraints, so such a value never leaves its thread.
 A scalar that cannot be private stays in global memory; that is only right when
 no two threads access it in live ranges the schedule reordered. Where they do,
 the scalar is *unsafe*: scheduling starts again with its order dependences kept
-(schedule/__init__.py), which is always possible.
+(schedule/gpu/__init__.py, schedule/cpu/__init__.py), which is always possible.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from .dependences import Dependences, kill_accesses, of_named
 
 
 class Threads(Protocol):
-    """What privatization needs of a kernel, or of an OpenMP loop (schedule/cpu.py)."""
+    """What privatization needs of a kernel, or of an OpenMP loop (schedule/cpu/__init__.py)."""
 
     name: str
     domain: isl.UnionSet            # the instances it runs
@@ -126,7 +126,7 @@ def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernel
     initialiser moved after the loop that overwrites it, before the read).
 
     `folded`: scalars that reductions update, with the reduction statements, whose
-    chains may run in any order (schedule/reductions.py); for those, each read must
+    chains may run in any order (schedule/cpu/reductions.py); for those, each read must
     see the same writes of the other statements, the reductions' between them."""
     changed = set()
     for name in sorted(reorderable):

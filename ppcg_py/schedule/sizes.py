@@ -30,7 +30,7 @@ class KernelSizes:
     register: tuple[int, ...] = ()  # C target: rows, columns of a register block (1, 1: none)
     order: tuple[int, ...] = ()     # C target: the point loops, outermost first, as the band's members
     untiled: bool = False           # C target: the band is left whole (`tile[]`)
-    isolated: bool = False          # C target: its full tiles apart (`isolate[1]`, full_tiles.py)
+    isolated: bool = False          # C target: its full tiles apart (`isolate[1]`, cpu/full_tiles.py)
 
 
 def sizes_file_text(text: str) -> str:

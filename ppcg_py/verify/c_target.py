@@ -2,7 +2,7 @@
 with OpenMP and run with 1, 2 and 4 threads, each dump compared with the original's.
 A private variable that is shared by mistake, or a parallel loop that carries a
 dependence, shows as a difference between thread counts (not always: a race need
-not strike; the dependence checks in schedule/cpu.py are the guarantee)."""
+not strike; the dependence checks in schedule/cpu/__init__.py are the guarantee)."""
 
 from __future__ import annotations
 

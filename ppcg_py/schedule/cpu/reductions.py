@@ -23,7 +23,7 @@ full ones is a *reduction loop* for the groups whose chains it carries: it may r
 parallel with a copy of each such location per thread, combined at its end (OpenMP's
 `reduction` clause, codegen/c_target.py). Where the location is an array too large
 for a copy per thread, or another statement of the loop touches it, the loop stays
-serial (schedule/cpu.py).
+serial (schedule/cpu/__init__.py).
 
 Only groups that are *enabled* are relaxed: exact ones always (integers, min, max),
 floating-point `+` and `*` with `--reductions` (reassociation changes their rounding).

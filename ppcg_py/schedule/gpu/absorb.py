@@ -26,7 +26,7 @@ children of a set are independent of each other. Each join is one launch less.
 
 PPCG leaves such statements to the host when they are the last children of
 the SCoP's outer set (`isolate_permutable_subtrees` in its gpu.c), after the
-arrays are copied back; so does ppcg-py (schedule/host.py) with those that no
+arrays are copied back; so does ppcg-py (schedule/gpu/host.py) with those that no
 launch could take.
 """
 from __future__ import annotations
@@ -45,7 +45,7 @@ def absorb_loop_free(schedule: isl.Schedule, dependences: isl.UnionMap,
                      host: frozenset[str] = frozenset()) -> isl.Schedule:
     """`schedule` with each loop-free statement that may join a neighbouring parallel
     band moved into it. `dependences`: every dependence the schedule must keep;
-    `host`: statements that may run on the host (schedule/host.py), left alone."""
+    `host`: statements that may run on the host (schedule/gpu/host.py), left alone."""
     root = schedule.get_root()
     if root.n_children() == 0:
         return schedule

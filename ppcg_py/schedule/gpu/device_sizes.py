@@ -129,7 +129,7 @@ def set_extent(rng: isl.Set) -> int | None:
 
 def choose_sizes(gpu: GpuTarget, extents: tuple[int | None, ...], lead: int, reduction: bool = False) -> Choice:
     """Sizes for a band of len(extents) members whose first `lead` are parallel; with
-    `reduction`, member `lead` too, on thread x only (schedule/reduction_threads.py),
+    `reduction`, member `lead` too, on thread x only (schedule/gpu/reduction_threads.py),
     and each thread runs one point of the other mapped members per tile, so that its
     partial belongs to one location."""
     n_members = len(extents)

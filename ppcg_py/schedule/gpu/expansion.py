@@ -3,7 +3,7 @@
 doitgen's `sum[p]` is written and read back within each iteration `(r, q)`: every
 value it carries lives inside one iteration, yet its anti and output dependences
 from one iteration to the next keep `r` and `q` serial (42,000 launches of 160
-threads). A scalar in that position gets a copy per thread (private.py). An array
+threads). A scalar in that position gets a copy per thread (schedule/private.py). An array
 gets a copy per iteration of those loops instead: `sum[p]` becomes `sum_1[r][q][p]`,
 a device-only array (`Array.local`) whose leading dimensions are the loops' values,
 as an array declared inside the loops is (extract/local_arrays.py). Its dependences

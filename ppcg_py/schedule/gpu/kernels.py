@@ -58,13 +58,13 @@ class Kernel:
     host_schedule: isl.UnionMap | None = None    # instances -> host dims (all blocks)
     private: frozenset[str] = frozenset()        # scalars with a copy per thread (schedule/private.py)
     sizes_reason: str = ""                        # how the sizes were chosen for the device (-v)
-    reductions: tuple[ReducedLocation, ...] = ()  # combined over thread x (schedule/reduction_threads.py)
+    reductions: tuple[ReducedLocation, ...] = ()  # combined over thread x (schedule/gpu/reduction_threads.py)
     # instances that read the reductions' results: run after the combination (memory/tree.py)
     epilogue: isl.UnionSet | None = None
     # the reduction member's tiles spread over the blocks too: the blocks' partials are
     # combined after each block's own combination (codegen/reductions.py)
     reduction_over_blocks: bool = False
-    # the one-block launch it runs in: a device loop's or fused kernels' (schedule/device_loops.py)
+    # the one-block launch it runs in: a device loop's or fused kernels' (schedule/gpu/device_loops.py)
     launched_in: str | None = None
 
     @property
@@ -92,7 +92,7 @@ class KernelMapper:
         self.device = device              # sizes chosen for the GPU, where the user gave none
         self.reductions = tuple(reductions)   # statements whose partials threads may combine
         self.first = first_kernel
-        self.host = host | pinned         # statements that may stay on the host (schedule/host.py)
+        self.host = host | pinned         # statements that may stay on the host (schedule/gpu/host.py)
         # of those, the ones that must: they call a function only the host has. A subtree
         # that holds one is never a kernel: its loops run on the host, kernels inside
         self.pinned = pinned
@@ -254,7 +254,7 @@ class KernelMapper:
         return mapped if mapped is not None else self.visit(node.child(0)).parent()
 
     def _may_run_in_one_block(self, node: isl.ScheduleNode) -> bool:
-        """Whether one block may run the host code of `node` whole (schedule/device_loops.py):
+        """Whether one block may run the host code of `node` whole (schedule/gpu/device_loops.py):
         CUDA with sizes ppcg-py chooses, not inside another such block, nothing pinned to the host."""
         return self.device is not None and self.device.choose and self.options.device_loops \
             and self.options.target == "cuda" and self._loop_threads is None \
