@@ -181,20 +181,23 @@ def schedule(c: Compilation, run: StageRun) -> Compilation:
         _legacy_dump(run.options, "final-schedule", lambda: str(result.final_schedule.get_root()))
         scheduled.append(result)
     _legacy_dump(run.options, "sizes", lambda: format_sizes(used_sizes(scheduled)))
-    return replace(c, scheduled=tuple(scheduled), host_scheduled=_host_paths(scheduled, run))
+    return replace(c, scheduled=tuple(scheduled),
+                   host_scheduled=_host_paths(scheduled, run, c.program.host_stays_c))
 
 
-def _host_paths(scheduled: list[ScheduledScop], run: StageRun) -> tuple[CpuSchedule, ...]:
+def _host_paths(scheduled: list[ScheduledScop], run: StageRun, host_in_c: bool) -> tuple[CpuSchedule, ...]:
     """For a GPU target, each SCoP that launches kernels scheduled again as the C target
     schedules it (OpenMP, tiled, sizes from the cache model): the code the program runs
     where no device is usable or the device is not worth it (codegen/path_choice.py).
-    None with --no-host-path; a SCoP without kernels is host code already."""
+    None with --no-host-path; a SCoP without kernels is host code already, but where the
+    host code stays C (`host_in_c`: a SCoP's device code is a C++ function that gets its
+    arrays as flat pointers) every SCoP gets one, for the calls that function cannot make."""
     if run.options.target == "c" or not run.options.host_path:
         return ()
     options = host_path_options(run.options)
     paths: list[CpuSchedule] = []
     for s in scheduled:
-        if isinstance(s, GpuSchedule) and s.kernels:
+        if isinstance(s, GpuSchedule) and (s.kernels or host_in_c):
             with run.step(s.scop):
                 paths.append(schedule_for_cpu(s.scop, options, Diagnostics(), first_tiled=len(used_sizes(paths))))
     return tuple(paths)
@@ -346,16 +349,17 @@ def print_files(c: Compilation, run: StageRun) -> Compilation:
 
 def _report_paths(c: Compilation, host_paths: dict) -> None:
     """Each SCoP's run-time rule (-v): where it runs, and why when it has one place only."""
-    host_in_c = c.program.host_stays_c
     for scheduled, plan in c.plans:
         scop = scheduled.scop
-        if scop.start_line in host_paths and not host_in_c:
+        where = f"SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line})"
+        calls = sorted({name for s in scop.statements for name in s.calls})
+        if scop.start_line in host_paths and c.program.host_stays_c and calls:
+            print(f"ppcg-py: {where} runs on the host: it calls {', '.join(map(repr, calls))}, which only the host "
+                  "runs, and the file's host code stays C", file=sys.stderr)
+        elif scop.start_line in host_paths and scheduled.kernels:
             print(f"ppcg-py: {describe_path(scheduled, plan, host_paths[scop.start_line][0])}", file=sys.stderr)
         elif scheduled.kernels:
-            why = ("its host code stays C (it calls a C function in the kernel file)" if host_in_c
-                   else "--no-host-path")
-            print(f"ppcg-py: SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line}) runs on the device "
-                  f"only: {why}", file=sys.stderr)
+            print(f"ppcg-py: {where} runs on the device only: --no-host-path", file=sys.stderr)
 
 
 def dump_files(c: Compilation) -> str:

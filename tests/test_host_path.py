@@ -168,3 +168,84 @@ def test_forcing_the_device_without_one_is_an_error(tmp_path):
     run = subprocess.run([str(exe)], capture_output=True, text=True, env={"PPCG_PY_DEVICE": "gpu"})
     assert run.returncode != 0
     assert "CUDA error" in run.stderr, run.stderr
+
+
+VLA = r"""
+#include <stdio.h>
+static void sweep(int n, double A[n], double B[n])
+{
+#pragma scop
+  for (int i = 1; i < n - 1; i++)
+    B[i] = (A[i - 1] + A[i] + A[i + 1]) / 3;
+#pragma endscop
+}
+int main(void)
+{
+  static double A[300], B[300];
+  for (int i = 0; i < 300; i++)
+    A[i] = (i % 17) / 17.0;
+  sweep(293, A, B);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\nbegin dump: B\n");
+  for (int i = 0; i < 300; i++)
+    fprintf(stderr, "%0.17g\n", B[i]);
+  fprintf(stderr, "end   dump: B\n==END   DUMP_ARRAYS==\n");
+  return 0;
+}
+"""
+C_ONLY_WITH_CALL = r"""
+#include <stdio.h>
+int ext_next(void);
+static int first(int a[static 1]) { return a[0]; }
+static void step(int n, int A[40], int B[40])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = B[i] + ext_next();
+  for (int i = 0; i < n; i++)
+    B[i] = A[i] * 2;
+#pragma endscop
+}
+int main(void)
+{
+  static int A[40], B[40];
+  for (int i = 0; i < 40; i++)
+    B[i] = i;
+  step(37 - first(B), A, B);
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\nbegin dump: B\n");
+  for (int i = 0; i < 40; i++)
+    fprintf(stderr, "%d\n", B[i]);
+  fprintf(stderr, "end   dump: B\n==END   DUMP_ARRAYS==\n");
+  return 0;
+}
+"""
+
+
+def test_a_host_file_that_stays_c_chooses_in_c(tmp_path):
+    """Variable-length array parameters: the C host file asks the kernel file whether a
+    device is usable, then calls the SCoP's device function or runs its host path."""
+    source = _program(tmp_path, VLA, "vla.c")
+    report = verify(VerifyConfig(source=source, data_type="double"), tmp_path / "v")
+    assert report.ok, report.summary()
+    assert "host path" in report.summary()
+    host = (tmp_path / "v" / "generated" / "vla_host.c").read_text()
+    assert "ppcg_py_on_device(" in host and "ppcg_vla_scop0(" in host and "#pragma omp" in host, host
+    assert 'extern "C" int ppcg_vla_device_usable(void)' in (tmp_path / "v" / "generated" / "vla_kernel.cu").read_text()
+
+
+def test_calls_only_the_host_runs_in_a_c_host_file(tmp_path, capsys):
+    """The device function of such a file gets flat pointers, where the call's arguments
+    would mean other memory: the SCoP runs its host path alone (it was an error)."""
+    source = _program(tmp_path, C_ONLY_WITH_CALL, "conly.c")
+    (tmp_path / "lib.c").write_text("int ext_next(void) { static int s = 3; return s = (s * 7) % 11; }\n")
+    report = verify(VerifyConfig(source=source, data_type="int", extra_c_sources=(str(tmp_path / "lib.c"),)),
+                    tmp_path / "v")
+    assert report.ok, report.summary()
+    assert main(["-v", "--output-dir", str(_compile_dir(tmp_path)), str(source)]) == 0
+    assert "runs on the host: it calls 'ext_next', which only the host runs" in capsys.readouterr().err
+    assert main(["--no-host-path", "--output-dir", str(_compile_dir(tmp_path, "alone")), str(source)]) == 1
+    assert "which only the host runs, in a file whose CUDA host code stays C" in capsys.readouterr().err
+
+
+def _compile_dir(tmp_path: Path, name: str = "out") -> Path:
+    (tmp_path / name).mkdir(exist_ok=True)
+    return tmp_path / name

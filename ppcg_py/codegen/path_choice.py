@@ -122,8 +122,13 @@ def _copy_seconds(memory: MemoryPlan, extents: dict[str, list[c_ast.Node]]) -> s
         if not ways:
             continue
         copies += ways
+        rank = len(extents.get(dev.array.name, []))
         size = " * ".join(f"(double) ({_C.visit(e)})" for e in extents.get(dev.array.name, [])) or "1.0"
-        parts.append(f"{ways} * {size} * sizeof({dev.array.element_type})")
+        # a struct's element by the program's own variable: the host file may not know the
+        # device's name of its type (a host file that stays C)
+        element = dev.array.name + "[0]" * rank if dev.array.element_type.startswith("struct ppcg_") \
+            else dev.array.element_type
+        parts.append(f"{ways} * {size} * sizeof({element})")
     return f"ppcg_py_copy_seconds({' + '.join(parts) or '0.0'}, {copies})"
 
 

@@ -226,8 +226,9 @@ def verify(
             build_emulated(
                 cu_files,
                 emulated,
-                c_sources=cfg.extra_c_sources,
-                plain_c_sources=[host] if host_is_c else [],
+                # a host file that stays C links with the other C files as C (their names unmangled)
+                c_sources=() if host_is_c else cfg.extra_c_sources,
+                plain_c_sources=[host, *cfg.extra_c_sources] if host_is_c else [],
                 include_dirs=cfg.include_dirs,
                 defines=cfg.all_defines,
                 source_dir=workdir / "emulated-src",
