@@ -196,6 +196,7 @@ C_ONLY_WITH_CALL = r"""
 #include <stdio.h>
 int ext_next(void);
 static int first(int a[static 1]) { return a[0]; }
+static int C[40][40];
 static void step(int n, int A[40], int B[40])
 {
 #pragma scop
@@ -203,6 +204,9 @@ static void step(int n, int A[40], int B[40])
     A[i] = B[i] + ext_next();
   for (int i = 0; i < n; i++)
     B[i] = A[i] * 2;
+  for (int i = 0; i < n; i++)          /* tiled on the host: ppcg_min, ppcg_floord */
+    for (int j = 0; j < n - i; j++)
+      C[i][j] = B[i] + B[j] + i;
 #pragma endscop
 }
 int main(void)
@@ -213,7 +217,7 @@ int main(void)
   step(37 - first(B), A, B);
   fprintf(stderr, "==BEGIN DUMP_ARRAYS==\nbegin dump: B\n");
   for (int i = 0; i < 40; i++)
-    fprintf(stderr, "%d\n", B[i]);
+    fprintf(stderr, "%d\n", B[i] + C[i][i / 2]);
   fprintf(stderr, "end   dump: B\n==END   DUMP_ARRAYS==\n");
   return 0;
 }
