@@ -26,6 +26,7 @@ to read and tune the rule.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 
 import islpy as isl
@@ -221,8 +222,15 @@ def with_host_path(device_lines: list[str], gpu: GpuSchedule, memory: MemoryPlan
     costs = path_costs(gpu, memory, host, array_extents(gpu))
     return [f"{indent}/* SCoP of {label}: on the device, or on the host where no device is usable or the "
             f"model predicts it faster (PPCG_PY_DEVICE=gpu|cpu overrides) */",
-            f"{indent}if ({costs.call(label)}) {{", *device_lines, f"{indent}}} else {{",
-            *scop_lines(host, ast, indent + "  ", True, True), f"{indent}}}"]
+            f"{indent}if ({costs.call(label)}) {{", *_inner(device_lines, "device path"), f"{indent}}} else {{",
+            *_inner(scop_lines(host, ast, indent + "  ", True, True), "host path"), f"{indent}}}"]
+
+
+def _inner(lines: list[str], path: str) -> list[str]:
+    """A path's code, its head comment naming the path (the SCoP is named once, above)."""
+    head = re.sub(r"/\* SCoP of \w+(?:, lines \d+-\d+)?(?:, |: )(.*) \*/", rf"/* {path}: \1 */", lines[0]) \
+        if lines else ""
+    return [head, *lines[1:]] if lines else lines
 
 
 def host_path_constants(gpu: str) -> dict[str, str]:

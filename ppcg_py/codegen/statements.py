@@ -61,15 +61,20 @@ def _substituted(node: c_ast.Node, references: dict[str, c_ast.Node], iterators:
         return copy.deepcopy(references[node.tag])
     if isinstance(node, c_ast.ID) and node.name in iterators:
         return copy.deepcopy(iterators[node.name])
+    return _children_replaced(node, lambda child: _substituted(child, references, iterators))
+
+
+def _children_replaced(node: c_ast.Node, replace: Callable[[c_ast.Node], c_ast.Node]) -> c_ast.Node:
+    """`node` with each child that is an expression of the statement (not a called
+    function's or a member's name) replaced by `replace(child)`, in place."""
     for slot in node.__slots__:
         if slot in ("coord", "__weakref__") or not hasattr(node, slot):
             continue
         value = getattr(node, slot)
         if isinstance(value, c_ast.Node) and not _is_name(node, slot):
-            setattr(node, slot, _substituted(value, references, iterators))
+            setattr(node, slot, replace(value))
         elif isinstance(value, list):
-            setattr(node, slot, [_substituted(v, references, iterators) if isinstance(v, c_ast.Node) else v
-                                 for v in value])
+            setattr(node, slot, [replace(v) if isinstance(v, c_ast.Node) else v for v in value])
     return node
 
 
@@ -134,12 +139,4 @@ def field_rows(node: c_ast.Node, fields: frozenset[str],
             root = root.name
         if isinstance(root, c_ast.ID) and root.name in fields:
             return element(root.name, [field_rows(i, fields, element) for i in indices])
-    for slot in node.__slots__:
-        if slot in ("coord", "__weakref__") or not hasattr(node, slot):
-            continue
-        value = getattr(node, slot)
-        if isinstance(value, c_ast.Node) and not _is_name(node, slot):
-            setattr(node, slot, field_rows(value, fields, element))
-        elif isinstance(value, list):
-            setattr(node, slot, [field_rows(v, fields, element) if isinstance(v, c_ast.Node) else v for v in value])
-    return node
+    return _children_replaced(node, lambda child: field_rows(child, fields, element))
