@@ -47,7 +47,8 @@ opencl:
 # thread order, against gcc (no nvcc: the emulation check); then the C target
 # (--target=c --openmp --tile, gcc -fopenmp, 1, 2 and 4 threads); then OpenCL on the
 # OpenCL runtime (PoCL); then the CUDA output built by nvcc for real and run on this
-# machine, which has no GPU: every SCoP takes its host path (MINI and SMALL). Each run
+# machine, which has no GPU: every SCoP takes its host path (MINI and SMALL), and the
+# OpenCL output with no OpenCL platform (MINI). Each run
 # ends in "N passed, M failed"; the last line adds them up, and the status fails if any
 # run failed.
 polybench-check: install opencl
@@ -67,10 +68,15 @@ polybench-check: install opencl
 	      | tee out/polybench-check-host-$$size.log; \
 	  else echo "make: no nvcc: the host-path run ($$size) is skipped"; echo 0 > out/polybench-check-host-$$size.rc; \
 	    echo "0 passed, 0 failed" > out/polybench-check-host-$$size.log; fi; done
+	@( $(PY) -m polybench --target opencl --host-path --kernels all --dataset MINI --repeat 1 --no-plot \
+	  --jobs $(JOBS) --out out/polybench-check-opencl-host; echo $$? > out/polybench-check-opencl-host.rc ) \
+	  | tee out/polybench-check-opencl-host.log
 	@$(PY) -m polybench.report --sum out/polybench-check.log out/polybench-check-c.log \
-	  out/polybench-check-opencl.log out/polybench-check-host-MINI.log out/polybench-check-host-SMALL.log
+	  out/polybench-check-opencl.log out/polybench-check-host-MINI.log out/polybench-check-host-SMALL.log \
+	  out/polybench-check-opencl-host.log
 	@test "$$(cat out/polybench-check.rc out/polybench-check-c.rc out/polybench-check-opencl.rc \
-	  out/polybench-check-host-MINI.rc out/polybench-check-host-SMALL.rc)" = "$$(printf '0\n0\n0\n0\n0')"
+	  out/polybench-check-host-MINI.rc out/polybench-check-host-SMALL.rc out/polybench-check-opencl-host.rc)" \
+	  = "$$(printf '0\n0\n0\n0\n0\n0')"
 
 # The same with --reductions (floating-point sums reassociated). gramschmidt-real is left
 # out: rank-deficient by design, its results depend on the rounding of every operation.

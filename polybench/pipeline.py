@@ -446,6 +446,8 @@ class _Benchmark:
                 return lambda keep: _run([exe], timeout=settings.run_timeout, env=env, keep_stderr=keep)
             if order == "gpu":
                 return lambda keep: _run([exe], timeout=settings.run_timeout, keep_stderr=keep)
+            if order == "host" and settings.target == "opencl":   # no OpenCL platform found
+                return lambda keep: run_opencl(exe, timeout=settings.run_timeout, keep_stderr=keep, device=False)
             if order == "host":    # a machine with a GPU takes the host paths when told so
                 env = {**os.environ, "PPCG_PY_DEVICE": "cpu" if gpu_name() else "auto"}
                 return lambda keep: _run([exe], timeout=settings.run_timeout, env=env, keep_stderr=keep)

@@ -132,8 +132,8 @@ def _parser() -> argparse.ArgumentParser:
         "--host-path",
         action="store_true",
         help="cuda: build the output with --build's toolchain for real and run it with no device "
-        "(on a machine without a GPU as it is; with one, PPCG_PY_DEVICE=cpu): every SCoP takes its "
-        "host path, with its OpenMP loops",
+        "(on a machine without a GPU as it is; with one, PPCG_PY_DEVICE=cpu); opencl: run it with no "
+        "OpenCL platform (the ICD loader pointed at an empty folder): every SCoP takes its host path",
     )
     p.add_argument("--no-plot", action="store_true", help="do not write speedup.png")
     p.add_argument("--timeout", type=float, default=300, help="seconds per program run [300]")
@@ -247,8 +247,9 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
         return usage_error("nvcc not found (--build none runs the CPU emulation only)")
     if build == "clang" and not clang_available():
         return usage_error("clang++-22 not found (`make clang` installs it)")
-    if args.host_path and (args.target != "cuda" or build == "none"):
-        return usage_error("--host-path runs the CUDA output built by nvcc or clang (not with --build none)")
+    if args.host_path and (args.target == "c" or build == "none"):
+        return usage_error("--host-path runs the CUDA output built by nvcc or clang (not with --build none), or "
+                           "the OpenCL output with no OpenCL platform")
     gpu = None if args.emulation or args.host_path or args.target in ("c", "opencl") else gpu_name()
     on_gpu = gpu is not None and build not in ("none", "gcc -lOpenCL")
     if args.target == "c":
@@ -273,7 +274,9 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
     work = (args.work or out / "work").resolve()
     out.mkdir(parents=True, exist_ok=True)
     where = (
-        "on the OpenCL runtime installed"
+        "on this machine's CPU with no OpenCL platform, each SCoP on its host path"
+        if args.target == "opencl" and args.host_path
+        else "on the OpenCL runtime installed"
         if args.target == "opencl"
         else f"on the GPU ({gpu})"
         if on_gpu
