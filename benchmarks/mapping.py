@@ -102,6 +102,8 @@ _BINARY: Mapping[str, Callable[[int, int], int]] = {
     ">": lambda a, b: int(a > b), ">=": lambda a, b: int(a >= b), "==": lambda a, b: int(a == b),
     "!=": lambda a, b: int(a != b), "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
 }
+#: The run-time choice between a SCoP's device code and its host path (codegen/path_choice.py).
+ON_DEVICE = "ppcg_py_on_device"
 #: The helper functions of generated host code (and C's own names for them).
 _FUNCTIONS: Mapping[str, Callable[..., int]] = {
     "ppcg_min": min, "ppcg_max": max, "min": min, "max": max, "ppcg_floord": _floord, "floord": _floord,
@@ -142,6 +144,8 @@ def _evaluate(node: c_ast.Node, env: Mapping[str, int]) -> int:
             return operand(_evaluate(node.expr, env))
     if isinstance(node, c_ast.TernaryOp):
         return _evaluate(node.iftrue if _evaluate(node.cond, env) else node.iffalse, env)
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name == ON_DEVICE:
+        return 1    # the SCoP's device code is what is read and modelled, not its host path
     if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _FUNCTIONS:
         args = node.args.exprs if node.args is not None else []
         return _FUNCTIONS[node.name.name](*(_evaluate(a, env) for a in args))

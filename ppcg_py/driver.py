@@ -13,7 +13,7 @@ from .codegen.common import GeneratedFiles
 from .diagnostics import CompileError, Diagnostics
 from .isl_context import new_context
 from .options import Options
-from .stages import Compilation, OnHost, Stage, StageRun
+from .stages import HOST_PATH_STEP, Compilation, OnHost, Stage, StageRun
 from .stages import ast, dump_asts, dump_extract, dump_files, dump_memory, dump_schedule, extract, memory
 from .stages import print_files, schedule
 from .watchdog import ChildDied, Progress, StepTooLong, run_with_deadline
@@ -67,6 +67,8 @@ def compile_bounded(path: str, options: Options, diagnostics: Diagnostics | None
     simple = replace(options, reschedule=False, use_shared_memory=False, use_private_memory=False,
                      unroll_copy_shared=False, unroll_gpu_tile=False)
     fallbacks = (
+        lambda step: (replace(options, host_path=False), OnHost(), "the device code alone (no host paths)")
+        if step.name.startswith(HOST_PATH_STEP) else None,
         lambda step: (simple, OnHost(), "the original loop order and global memory only") if simple != options
         else None,
         lambda step: (simple, OnHost(frozenset({step.line})), "that SCoP left on the host as its original C code")

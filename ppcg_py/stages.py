@@ -198,9 +198,14 @@ def _host_paths(scheduled: list[ScheduledScop], run: StageRun, host_in_c: bool) 
     paths: list[CpuSchedule] = []
     for s in scheduled:
         if isinstance(s, GpuSchedule) and (s.kernels or host_in_c):
-            with run.step(s.scop):
+            with run.of(HOST_PATH_STEP).step(s.scop):
                 paths.append(schedule_for_cpu(s.scop, options, Diagnostics(), first_tiled=len(used_sizes(paths))))
     return tuple(paths)
+
+
+# the steps that make the host paths, named apart: past a bound, the compilation is tried
+# again without host paths first (driver.py)
+HOST_PATH_STEP = "host path"
 
 
 def host_path_options(options: Options) -> Options:
@@ -317,7 +322,7 @@ def ast(c: Compilation, run: StageRun) -> Compilation:
             asts.append(build_ast(scheduled, plan))
     host_asts = []
     for scheduled in c.host_scheduled:
-        with run.step(scheduled.scop):
+        with run.of(f"{HOST_PATH_STEP} ast").step(scheduled.scop):
             host_asts.append(build_c_ast(scheduled))
     return replace(c, asts=tuple(asts), host_asts=tuple(host_asts))
 

@@ -190,9 +190,9 @@ def test_ast_reports_a_step_per_scop(tmp_path):
     """So that a timeout while building a SCoP's AST names the SCoP, and only that SCoP is left on the host."""
     steps: list[Step] = []
     driver.compile_source(str(EXAMPLE), options_from(build_parser().parse_args([str(EXAMPLE)])), steps.append)
-    assert [s.name for s in steps] == ["extract", "schedule (matmul)", "memory (matmul)", "ast (matmul)",
-                                       "print"]
-    assert steps[-2].line == 26
+    assert [s.name for s in steps] == ["extract", "schedule (matmul)", "host path (matmul)", "memory (matmul)",
+                                       "ast (matmul)", "host path ast (matmul)", "print"]
+    assert steps[-2].line == steps[-3].line == 26
 
 
 def test_a_scop_ast_past_its_bound_is_built_without_unrolling(monkeypatch, tmp_path):
