@@ -201,9 +201,12 @@ def write_markdown(
 ) -> None:
     openmp = any(r.mode == "openmp" for r in results)
     opencl = any(r.mode == "opencl" for r in results)
-    emulated = not (openmp or opencl) and (machine.gpu is None or any(r.mode == "emulation" for r in results))
+    host_paths = any(r.mode == "host-path" for r in results)
+    emulated = not (openmp or opencl or host_paths) and (machine.gpu is None
+                                                         or any(r.mode == "emulation" for r in results))
     where = machine.gpu or "none"
-    kind = "C target with OpenMP" if openmp else "OpenCL" if opencl else "CPU emulation" if emulated else "GPU"
+    kind = "C target with OpenMP" if openmp else "OpenCL" if opencl else "host paths" if host_paths \
+        else "CPU emulation" if emulated else "GPU"
     lines = [
         f"# PolyBench/C with ppcg-py: {dataset}, {kind}",
         "",
@@ -223,6 +226,12 @@ def write_markdown(
             "",
             "**The generated OpenCL ran on the OpenCL runtime installed** (PoCL runs it on the CPU): "
             "its times include building the kernels when the program starts.",
+        ]
+    if host_paths:
+        lines += [
+            "",
+            "**The generated program ran with no device** (`--host-path`): every SCoP took its host "
+            "path, the C target's code of it, on this machine's CPU.",
         ]
     if emulated:
         lines += [
