@@ -3,7 +3,7 @@
 For the GPU targets each SCoP that launches kernels is also compiled as the C target
 compiles it, and its host code asks, just before the SCoP, what to run:
 
-    if (ppcg_py_on_device("f, lines 12-30", device_seconds, host_operations, parallel)) ...
+    if (ppcg_py_on_device("f, lines 12-30", device_seconds, host_operations, regions)) ...
 
 The helpers (the kernel header's, or the OpenCL host file's) take the host path when
 no device is usable (the runtime finds none) and otherwise when the model predicts
@@ -20,7 +20,11 @@ that run them (a launch's instances spread over its grid, up to one full wave of
 card) and its accessed bytes over the card's memory bandwidth; each array that
 crosses costs its whole size over the host link and a fixed cost per copy. The host
 runs its operations at `PPCG_PY_HOST_RATE` per second and thread (1e10 unless set),
-on the OpenMP threads where its code has parallel loops. docs/user-guide.md says how
+on the OpenMP threads where its parallel loops have work enough: each start of one (the
+box of the loops around it) must bring `PPCG_PY_REGION_OPERATIONS` operations on average,
+else the host path's regions run on one thread (`if(ppcg_py_host_parallel)` on their
+pragmas: a region per step of a serial loop costs more than a short loop's work).
+docs/user-guide.md says how
 to read and tune the rule.
 """
 from __future__ import annotations
@@ -65,12 +69,12 @@ class PathCosts:
 
     device_seconds: str     # the copies, launches and kernels of the device path
     host_operations: str    # the host path's operations
-    host_parallel: bool     # the host path has OpenMP loops
+    host_regions: str       # how often the host path's OpenMP loops start (0: it has none)
 
     def call(self, label: str) -> str:
         """`ppcg_py_on_device(...)`: 1 where the SCoP runs on the device."""
         return (f'ppcg_py_on_device("{label}", {self.device_seconds}, {self.host_operations}, '
-                f'{int(self.host_parallel)})')
+                f'{self.host_regions})')
 
 
 def path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
@@ -79,7 +83,7 @@ def path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
     try:
         return _path_costs(gpu, memory, host, extents)
     except isl.Error:   # a count isl cannot print: the device wherever one is usable
-        return PathCosts("0.0", "1e300", bool(host.parallel))
+        return PathCosts("0.0", "1e300", "1.0" if host.parallel else "0.0")
 
 
 def _path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
@@ -90,7 +94,8 @@ def _path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
     kernels = [_kernel_seconds(k, statements, scop, build) for k in gpu.kernels]
     copies = _copy_seconds(memory, extents)
     host_ops = _sum(_weighted(s.domain, _operations(s), build) for s in scop.statements)
-    return PathCosts(_sum(kernels + [copies]), host_ops, bool(host.parallel))
+    regions = _sum(_starts(loop.host_schedule, loop.domain, build) for loop in host.parallel)
+    return PathCosts(_sum(kernels + [copies]), host_ops, regions)
 
 
 def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop, build: _Counting) -> str:
@@ -106,13 +111,20 @@ def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop
     return f"ppcg_py_kernel_seconds({launches}, {instances}, {operations}, {accessed}, {threads}.0)"
 
 
+def _starts(host_schedule: isl.UnionMap | None, domain: isl.UnionSet, build: _Counting) -> str:
+    """How often a loop starts: the values of the loops around it (once where there are none)."""
+    if host_schedule is None:
+        return "1.0"
+    ranges = _sets(host_schedule.intersect_domain(domain).range())
+    return _sum(_weighted(r, 1, build) for r in ranges) if ranges else "1.0"
+
+
 def _launches(kernel: Kernel, build: _Counting) -> str:
     """How often the kernel is launched: the host loops' values around it (one where
     there are none, or where one launch runs a whole loop: a device loop)."""
-    if kernel.host_depth == 0 or kernel.host_schedule is None or kernel.launched_in:
+    if kernel.host_depth == 0 or kernel.launched_in:
         return "1.0"
-    ranges = _sets(kernel.host_schedule.intersect_domain(kernel.domain).range())
-    return _sum(_weighted(r, 1, build) for r in ranges) if ranges else "1.0"
+    return _starts(kernel.host_schedule, kernel.domain, build)
 
 
 def _copy_seconds(memory: MemoryPlan, extents: dict[str, list[c_ast.Node]]) -> str:
@@ -223,7 +235,15 @@ def with_host_path(device_lines: list[str], gpu: GpuSchedule, memory: MemoryPlan
     return [f"{indent}/* SCoP of {label}: on the device, or on the host where no device is usable or the "
             f"model predicts it faster (PPCG_PY_DEVICE=gpu|cpu overrides) */",
             f"{indent}if ({costs.call(label)}) {{", *_inner(device_lines, "device path"), f"{indent}}} else {{",
-            *_inner(scop_lines(host, ast, indent + "  ", True, True), "host path"), f"{indent}}}"]
+            *_inner(_regions_when_worth_it(scop_lines(host, ast, indent + "  ", True, True)), "host path"),
+            f"{indent}}}"]
+
+
+def _regions_when_worth_it(lines: list[str]) -> list[str]:
+    """The host path's OpenMP regions, each started on the threads only where the choice
+    found its work enough (`ppcg_py_host_parallel`, set by `ppcg_py_on_device`)."""
+    return [line + " if(ppcg_py_host_parallel)" if re.match(r"\s*#pragma omp parallel\b", line) else line
+            for line in lines]
 
 
 def _inner(lines: list[str], path: str) -> list[str]:
@@ -249,5 +269,6 @@ def describe(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule) -> str:
     scop = gpu.scop
     return (f"SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line}) runs on the host where no device "
             f"is usable, or where the host's {costs.host_operations} operations at PPCG_PY_HOST_RATE per second "
-            f"({'on the OpenMP threads' if costs.host_parallel else 'one thread'}) take less than the device's "
+            f"(on the OpenMP threads where each of the {costs.host_regions} starts of its parallel loops has "
+            f"PPCG_PY_REGION_OPERATIONS, else one thread) take less than the device's "
             f"{costs.device_seconds} seconds; else on the device")
