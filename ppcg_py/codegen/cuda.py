@@ -25,7 +25,7 @@ from .common import function_name, grid_sizes, guarded, host_locals, kernel_argu
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
 from .device_loop import device_loop_kernel, device_loop_launch, id_declarations
-from .c_target import scop_lines
+from .c_target import LOOP_HELPERS, scop_lines
 from .path_choice import host_path_constants, with_host_path
 from .reductions import block_buffers, partial_declarations
 from .printer import AstPrinter, Dim3, KernelLaunch, c_lines, c_text, declaration, parameter, parameter_list
@@ -248,14 +248,7 @@ def _no_calls_in_c_host(scop) -> None:
 
 # the host file that stays C: the C target's helpers for the host paths' code, and the
 # question to the kernel file (C++) whether the CUDA runtime finds a device
-C_HOST_HELPERS = """\
-#include <stdio.h>
-#include <stdlib.h>
-static inline long ppcg_min(long a, long b) { return a < b ? a : b; }
-static inline long ppcg_max(long a, long b) { return a > b ? a : b; }
-/* Floor of a / b for b > 0 (C division truncates towards zero). */
-static inline long ppcg_floord(long a, long b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
-"""
+C_HOST_HELPERS = "#include <stdio.h>\n#include <stdlib.h>\n" + LOOP_HELPERS
 DEVICE_QUESTION = """\
 int {prefix}_device_usable(void);
 static int ppcg_py_device_usable(void) {{ return {prefix}_device_usable(); }}
