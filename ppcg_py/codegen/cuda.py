@@ -164,6 +164,8 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
         s.device, extents[s.device.array.name], scheduled.names.device, nonempty,
         scalars_by_pointer and not s.device.array.local, to_device=s.to_device) for s in memory.syncs})
     calls = Calls(ast, extents, transfers, _by_pointer(scheduled, scalars_by_pointer) | local_array_names(scop))
+    # a kernel gets the host's scalars by value, never through the SCoP function's pointers
+    kernel_calls = Calls(ast, extents, transfers, frozenset())
     kernels: list[_KernelText] = []
     variants: dict[str, list[tuple[list[str], str]]] = {}
 
@@ -172,7 +174,7 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         if in_one_block(name):
-            loop = device_loop_kernel(name, mark, ast, calls.statements, arguments,
+            loop = device_loop_kernel(name, mark, ast, kernel_calls.statements, arguments,
                                       lambda k: _declarations(memory.kernel(k)), memory.kernel)
             if loop is None:      # launched from the host, kernel by kernel
                 return AstPrinter(calls.statements, on_mark).statements(mark.mark_get_node())
@@ -182,7 +184,7 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
         args = arguments(launch)
         declarations = c_lines(_declarations(memory.kernel(name)), "  ")
         body = declarations + ([""] if declarations else []) + \
-            c_lines(AstPrinter(calls.statements).statements(launch.body), "  ")
+            c_lines(AstPrinter(kernel_calls.statements).statements(launch.body), "  ")
         kernel = launch.kernel
         function = defined(name, body, args, _id_lines(kernel), math.prod(kernel.sizes.block[:len(kernel.thread_ids)]),
                            block_buffers(name, memory.kernel(name).groups))
