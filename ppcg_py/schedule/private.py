@@ -16,13 +16,14 @@ the scalar is *unsafe*: scheduling starts again with its order dependences kept
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 import islpy as isl
 
 from ..extract.model import Scop
+from ..isl_budget import is_operation_limit
 from ..isl_context import maps_of
 from .parallel import schedule_map
 from .dependences import Dependences, kill_accesses, of_named
@@ -128,26 +129,35 @@ def changed_values(scop: Scop, deps: Dependences, schedule: isl.Schedule, kernel
     `folded`: scalars that reductions update, with the reduction statements, whose
     chains may run in any order (schedule/cpu/reductions.py); for those, each read must
     see the same writes of the other statements, the reductions' between them."""
-    changed = set()
-    for name in sorted(reorderable):
+    def changed(name: str) -> bool:
         if folded and name in folded:
-            if _segments_changed(scop, name, folded[name], schedule, kernels, privates):
-                changed.add(name)
-            continue
+            return _segments_changed(scop, name, folded[name], schedule, kernels, privates)
         old = deps.of_arrays(deps.tagged_flow, [name])
         writes = _storage(scop, name, kernels, privates, reads=False)
         if writes.is_empty():
-            continue
+            return False
         may_writes = _storage(scop, name, kernels, privates, reads=False, must=False)
         reads = _storage(scop, name, kernels, privates, reads=True)
         kills = of_named(kill_accesses(scop, tagged=False), {name})
-        new = (isl.UnionAccessInfo.from_sink(reads).set_must_source(_storage(scop, name, kernels, privates, reads=False, must=True).union(kills))
+        must_writes = _storage(scop, name, kernels, privates, reads=False, must=True).union(kills)
+        new = (isl.UnionAccessInfo.from_sink(reads).set_must_source(must_writes)
                .set_may_source(may_writes).set_schedule_map(schedule_map(schedule))
                .compute_flow()).get_may_dependence()
-        new = new.intersect_domain(writes.domain())
-        if not new.is_equal(old):
-            changed.add(name)
-    return frozenset(changed)
+        return not new.intersect_domain(writes.domain()).is_equal(old)
+
+    return frozenset(name for name in sorted(reorderable) if _changed_or_unknown(changed, name))
+
+
+def _changed_or_unknown(changed: Callable[[str], bool], name: str) -> bool:
+    """`changed(name)`, or True where isl's dataflow analysis itself fails ("affine
+    expression involves some of the domain dimensions", fuzz 2811:481): the scalar
+    then keeps its original order, which is always correct."""
+    try:
+        return changed(name)
+    except isl.Error as exc:
+        if is_operation_limit(exc):
+            raise
+        return True
 
 
 def _storage(scop: Scop, name: str, kernels: list[Threads], privates: list[frozenset[str]], *,
