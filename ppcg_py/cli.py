@@ -108,6 +108,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "host (as --target=c --openmp --tile) and the program runs it there when no device is "
                         "usable or the model predicts the device slower (PPCG_PY_DEVICE=gpu|cpu|auto at run "
                         "time overrides; -v prints each SCoP's rule)")
+    p.add_argument("--timing", action="store_true",
+                   help="cuda, opencl: time each kernel launch and each copy with the runtime's events and "
+                        "print, at exit on stderr, per kernel its launches, total and mean time and its "
+                        "GFLOP/s and GB/s (work as -v counts it), and per copy direction its bytes and GB/s")
     p.add_argument("--opencl-embed-kernel-code", action="store_true",
                    help="opencl: the kernel source as a string in the host file, not read from NAME_kernel.cl")
     p.add_argument("--opencl-include-file", action="append", default=[], metavar="FILE",
@@ -241,6 +245,7 @@ def options_from(args: argparse.Namespace) -> Options:
         verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile, reductions=args.reductions,
         atomic_reductions=args.atomic_reductions, device_loops=not args.no_device_loops,
         host_path=not args.no_host_path,
+        timing=args.timing,
         opencl_embed_kernel_code=args.opencl_embed_kernel_code,
         opencl_include_files=tuple(args.opencl_include_file),
         opencl_compiler_options=args.opencl_compiler_options, opencl_use_gpu=not args.opencl_no_use_gpu)

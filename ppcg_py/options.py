@@ -62,6 +62,9 @@ class Options:
     # usable or the model predicts the device slower (codegen/path_choice.py);
     # --no-host-path: the device code alone, as PPCG writes it
     host_path: bool = True
+    # --timing (CUDA, OpenCL): each launch and copy timed with the runtime's events, one
+    # line per kernel and per copy direction on stderr at exit (codegen/templates/timing.h.j2)
+    timing: bool = False
     # --target=opencl (PPCG's names): the kernel source as a string in the host file,
     # files the kernel source includes, options for clBuildProgram, a GPU first
     opencl_embed_kernel_code: bool = False

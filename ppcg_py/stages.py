@@ -23,12 +23,14 @@ from .codegen.source import read_source
 from .diagnostics import Diagnostics
 from .extract import Program, extract_program
 from .extract.model import Scop
+from .gpu_targets import GPUS, GpuTarget
 from .isl_budget import OutOfOperations, operations_bound
 from .memory import MemoryPlan, plan_memory
 from .options import Options
 from .schedule.cpu import CpuSchedule, schedule_for_cpu
 from .schedule.gpu import GpuSchedule, schedule_scop
 from .schedule.gpu.device_loops import DEVICE_LOOP
+from .schedule.gpu.work import describe as describe_work, kernel_work
 from .schedule.plan import ScheduledScop, used_sizes
 from .schedule.sizes import format_sizes
 from .watchdog import Progress, Step, StepTooLong
@@ -232,7 +234,7 @@ def memory(c: Compilation, run: StageRun) -> Compilation:
         with run.step(s.scop):
             plans.append((s, plan_memory(s, run.options)))
     if run.options.verbose:
-        _report(plans)
+        _report(plans, GPUS[run.options.gpu])
     return replace(c, plans=tuple(plans))
 
 
@@ -278,7 +280,7 @@ def _placement(group) -> str:
     return f"{group.placement} {group.name}{''.join(f'[{e}]' for e in group.shape)} at depth {group.level}"
 
 
-def _report(plans) -> None:
+def _report(plans, card: GpuTarget) -> None:
     """What was mapped where (-v): per kernel, its mapping and each reference group's memory;
     the statements that run on the host between kernels, and why."""
     for scheduled, plan in plans:
@@ -301,6 +303,8 @@ def _report(plans) -> None:
                         "and the kernels next to it)") if kernel.launched_in else ""), file=sys.stderr)
             for g in kmem.groups:
                 print(f"ppcg-py:   {kernel.name} group {g.array}: {_placement(g)} ({g.reason})", file=sys.stderr)
+            print(f"ppcg-py:   {describe_work(kernel_work(scheduled.scop, kernel), card, scheduled.scop.context)}",
+                  file=sys.stderr)
         for dev in plan.arrays:
             print(f"ppcg-py:   {dev.array.name}: copy in {'yes' if dev.copy_in else 'no'}, "
                   f"copy out {'yes' if dev.copy_out else 'no'}", file=sys.stderr)

@@ -24,7 +24,8 @@ from .common import Calls, GeneratedFiles, KernelArgument, add, array_extents, b
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
-from .device_loop import device_loop_kernel, device_loop_launch, id_declarations
+from .device_loop import device_loop_kernel, device_loop_launch, id_declarations, timed_launch
+from .timing import timing_work
 from .c_target import LOOP_HELPERS, scop_lines
 from .path_choice import host_path_constants, with_host_path
 from .reductions import block_buffers, partial_declarations
@@ -119,6 +120,7 @@ def generate_cuda(source_path: str, source_text: str, scops: list[tuple[GpuSched
     source = os.path.basename(source_path)
     header = templates.get_template("kernel_header.hu.j2").render(
         source=source, guard=guard, kernels=kernels, types=struct_definitions(s for s, _, _ in scops),
+        timing=options.timing,
         host_path=host_path_constants(options.gpu) if any(not host_in_c and s.scop.start_line in (host_paths or {})
                                                            for s, _, _ in scops) else None)
     kernel = templates.get_template("kernel.cu.j2").render(source=source, header=header_name, kernels=kernels)
@@ -156,13 +158,14 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
     scop = scheduled.scop
     extents = array_extents(scheduled)
     nonempty = runs_where(scop)
+    timed = options.timing
     transfers = {(dev.array.name, way, None): _transfer(dev, extents[dev.array.name], scheduled.names.device,
                                                          nonempty, scalars_by_pointer and not dev.array.local,
-                                                         to_device=way)
+                                                         to_device=way, timed=timed)
                  for dev in memory.arrays for way in (True, False)}
     transfers.update({(s.device.array.name, s.to_device, s.name): _transfer(
         s.device, extents[s.device.array.name], scheduled.names.device, nonempty,
-        scalars_by_pointer and not s.device.array.local, to_device=s.to_device) for s in memory.syncs})
+        scalars_by_pointer and not s.device.array.local, to_device=s.to_device, timed=timed) for s in memory.syncs})
     calls = Calls(ast, extents, transfers, _by_pointer(scheduled, scalars_by_pointer) | local_array_names(scop))
     # a kernel gets the host's scalars by value, never through the SCoP function's pointers
     kernel_calls = Calls(ast, extents, transfers, frozenset())
@@ -179,7 +182,7 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
             if loop is None:      # launched from the host, kernel by kernel
                 return AstPrinter(calls.statements, on_mark).statements(mark.mark_get_node())
             function = defined(name, c_lines(loop.body, "  "), loop.arguments, [], loop.threads)
-            return device_loop_launch(replace(loop, name=function))
+            return device_loop_launch(replace(loop, name=function), timed_as=name if timed else None)
         launch = ast.launches[mark.get_annotation().get_name()]
         args = arguments(launch)
         declarations = c_lines(_declarations(memory.kernel(name)), "  ")
@@ -188,7 +191,7 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
         kernel = launch.kernel
         function = defined(name, body, args, _id_lines(kernel), math.prod(kernel.sizes.block[:len(kernel.thread_ids)]),
                            block_buffers(name, memory.kernel(name).groups))
-        return _launch(launch, function, args, scheduled.names.device)
+        return _launch(launch, function, args, timed_as=kernel.name if timed else None)
 
     def defined(name: str, body: list[str], args: list[KernelArgument], id_lines: list[str], threads: int,
                 buffers: list[str] = ()) -> str:
@@ -205,6 +208,8 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
         return function_name(name, seen.index(variant))
 
     body = c_lines(AstPrinter(calls.statements, on_mark).statements(ast.root), indent + "    ")
+    if timed:
+        body = [indent + "    " + line for line in timing_work(scheduled)] + body
     devices = [device_view(dev, extents[dev.array.name], scheduled.names.device) for dev in memory.arrays]
     declared, freed = local_declarations(host_locals(scheduled), extents)
     host = templates.get_template("host_scop.c.j2").render(
@@ -271,12 +276,15 @@ extern "C" int {prefix}_device_usable(void)
 
 
 def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context: isl.Set,
-              scalars_by_pointer: bool, *, to_device: bool) -> list[c_ast.Node]:
+              scalars_by_pointer: bool, *, to_device: bool, timed: bool = False) -> list[c_ast.Node]:
     """The copy of one box of an array (nothing when it does not cross that way).
 
     One dimension: a contiguous range; more: a cudaMemcpy2D rectangle over the two
     outer dimensions, inner dimensions whole. Guarded by where the box exists.
+    `timed` (--timing): through the timing helpers, which take the same arguments.
     """
+    memcpy, memcpy_2d = ("ppcg_py_timed_memcpy", "ppcg_py_timed_memcpy2D") if timed else \
+        ("cudaMemcpy", "cudaMemcpy2D")
     if not (dev.copy_in if to_device else dev.copy_out):
         return []
     arr = dev.array
@@ -286,7 +294,7 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
     if arr.is_scalar:
         cell = c_ast.ID(arr.name) if scalars_by_pointer else c_ast.UnaryOp("&", c_ast.ID(arr.name))
         src, dst = (cell, device) if to_device else (device, cell)
-        return [call_node("cudaCheckReturn", call_node("cudaMemcpy", dst, src, element, kind))]
+        return [call_node("cudaCheckReturn", call_node(memcpy, dst, src, element, kind))]
     placed = box_in_c(box, context)
     if placed is None:
         return []
@@ -296,7 +304,7 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
     rows = count(lo0, hi0)
     if not rest:
         src, dst = _ends(host, device, lo0, to_device)
-        copy = call_node("cudaMemcpy", dst, src, mul(rows, element), kind)
+        copy = call_node(memcpy, dst, src, mul(rows, element), kind)
     else:
         lo1, hi1 = rest[0]
         row = mul(extents[1], inner)
@@ -304,7 +312,7 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
         src, dst = _ends(host, device, offset, to_device)
         pitch = mul(row, element)
         width = mul(mul(count(lo1, hi1), inner), element)
-        copy = call_node("cudaMemcpy2D", dst, pitch, src, pitch, width, rows, kind)
+        copy = call_node(memcpy_2d, dst, pitch, src, pitch, width, rows, kind)
     return guarded(call_node("cudaCheckReturn", copy), where, context)
 
 
@@ -320,16 +328,17 @@ def _id_lines(kernel: Kernel) -> list[str]:
             for names, built_in in ((kernel.block_ids, "blockIdx"), (kernel.thread_ids, "threadIdx")) if names]
 
 
-def _launch(launch: Launch, function: str, args: list[KernelArgument], device_prefix: str) -> list[c_ast.Node]:
+def _launch(launch: Launch, function: str, args: list[KernelArgument], *,
+            timed_as: str | None = None) -> list[c_ast.Node]:
     """`{ dim3 kN_dimBlock(..); dim3 kN_dimGrid(..); kernelN <<<..>>> (..); cudaCheckKernel(); }`,
-    under the launch's guard."""
+    under the launch's guard; `timed_as` (--timing): between timing calls, under that name."""
     kernel: Kernel = launch.kernel
     k = f"k{kernel.index}"
     block = [integer(b) for b in reversed(kernel.sizes.block)] or [integer(1)]
     grid = list(reversed(grid_sizes(launch))) or [integer(1)]
     body = c_ast.Compound([Dim3(f"{k}_dimBlock", block), Dim3(f"{k}_dimGrid", grid),
-                           KernelLaunch(function, f"{k}_dimGrid", f"{k}_dimBlock", [a.value for a in args]),
-                           call_node("cudaCheckKernel")])
+                           *timed_launch(KernelLaunch(function, f"{k}_dimGrid", f"{k}_dimBlock",
+                                                      [a.value for a in args]), timed_as)])
     guard = c_node(launch.guard)
     if is_constant(guard, 1):
         return [body]

@@ -129,9 +129,19 @@ def id_declarations(names: tuple[str, ...], built_in: str) -> list[c_ast.Decl]:
     return [declaration(n, c_ast.StructRef(c_ast.ID(built_in), ".", c_ast.ID(axis))) for n, axis in zip(names, axes)]
 
 
-def device_loop_launch(kernel: DeviceLoopKernel) -> list[c_ast.Node]:
+def device_loop_launch(kernel: DeviceLoopKernel, *, timed_as: str | None = None) -> list[c_ast.Node]:
     """`{ dim3 ..._dimBlock(threads); dim3 ..._dimGrid(1); name <<<..>>> (..); cudaCheckKernel(); }`."""
     block, grid = f"{kernel.name}_dimBlock", f"{kernel.name}_dimGrid"
     return [c_ast.Compound([Dim3(block, [integer(kernel.threads)]), Dim3(grid, [integer(1)]),
-                            KernelLaunch(kernel.name, grid, block, [a.value for a in kernel.arguments]),
-                            call_node("cudaCheckKernel")])]
+                            *timed_launch(KernelLaunch(kernel.name, grid, block, [a.value for a in kernel.arguments]),
+                                          timed_as)])]
+
+
+def timed_launch(launch: KernelLaunch, timed_as: str | None) -> list[c_ast.Node]:
+    """The launch and its check; with `timed_as` (--timing), between the timing helpers'
+    calls that time it under that name (codegen/templates/timing.h.j2)."""
+    checked = [launch, call_node("cudaCheckKernel")]
+    if timed_as is None:
+        return checked
+    return [call_node("ppcg_py_timing_start"), *checked,
+            call_node("ppcg_py_timing_kernel", c_ast.Constant("string", f'"{timed_as}"'))]

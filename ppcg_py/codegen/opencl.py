@@ -35,6 +35,7 @@ from .common import Calls, GeneratedFiles, KernelArgument, array_extents, box_in
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
+from .timing import timing_work
 from .path_choice import host_path_constants, with_host_path
 from .reductions import partial_declarations
 from .printer import AstPrinter, c_lines, c_text, declaration
@@ -84,7 +85,7 @@ def generate_opencl(source_path: str, source_text: str, scops: list[tuple[GpuSch
         source=source, host=host_name, kernels=kernels, includes=options.opencl_include_files, types=types,
         fp64=any(re.search(r"\bdouble\b", " ".join([k["parameters"], *k["body"]])) for k in kernels))
     prologue = templates.get_template("opencl_host.c.j2").render(
-        source=source, kernel_file=kernel_name, types=types,
+        source=source, kernel_file=kernel_name, types=types, timing=options.timing,
         embedded=_string_literal(kernel) if options.opencl_embed_kernel_code else None,
         host_path=host_path_constants(options.gpu) if any(s.scop.start_line in host_paths for s, _, _ in scops)
         else None)
@@ -115,11 +116,12 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
     nonempty = runs_where(scop)
     state = prefix + _free_name("ocl", {dev.array.name for dev in memory.arrays})
     queue = c_ast.StructRef(c_ast.ID(state), ".", c_ast.ID("queue"))
+    timed = options.timing
     transfers = {(dev.array.name, way, None): _transfer(dev, extents[dev.array.name], prefix, nonempty, queue,
-                                                         to_device=way)
+                                                         to_device=way, timed=timed)
                  for dev in memory.arrays for way in (True, False)}
     transfers.update({(s.device.array.name, s.to_device, s.name): _transfer(
-        s.device, extents[s.device.array.name], prefix, nonempty, queue, to_device=s.to_device)
+        s.device, extents[s.device.array.name], prefix, nonempty, queue, to_device=s.to_device, timed=timed)
         for s in memory.syncs})
     host_calls = Calls(ast, extents, transfers, local_array_names(scop))
     kernel_calls = _KernelCalls(ast, extents, transfers, frozenset())
@@ -143,9 +145,11 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
         if function not in functions:
             functions.append(function)
         handle = c_ast.ArrayRef(c_ast.ID(f"{state}_kernel"), integer(functions.index(function)))
-        return _launch(launch, handle, args, queue)
+        return _launch(launch, handle, args, queue, timed_as=name if timed else None)
 
     body = c_lines(AstPrinter(host_calls.statements, on_mark).statements(ast.root), indent + "    ")
+    if timed:
+        body = [indent + "    " + line for line in timing_work(scheduled)] + body
     devices = [device_view(dev, extents[dev.array.name], prefix) for dev in memory.arrays]
     declared, freed = local_declarations(host_locals(scheduled), extents)
     host = templates.get_template("opencl_scop.c.j2").render(
@@ -232,9 +236,11 @@ def _size_array(name: str, values: list[c_ast.Node]) -> c_ast.Decl:
     return c_ast.Decl(name, [], [], [], [], declared, c_ast.InitList(values), None)
 
 
-def _launch(launch: Launch, handle: c_ast.Node, args: list[KernelArgument], queue: c_ast.Node) -> list[c_ast.Node]:
+def _launch(launch: Launch, handle: c_ast.Node, args: list[KernelArgument], queue: c_ast.Node, *,
+            timed_as: str | None = None) -> list[c_ast.Node]:
     """The arguments and the launch of one kernel, under the launch's guard: global size
-    grid × block and local size block, dimension 0 the innermost (CUDA's x)."""
+    grid × block and local size block, dimension 0 the innermost (CUDA's x); `timed_as`
+    (--timing): its event timed under that name."""
     kernel = launch.kernel
     k = f"k{kernel.index}"
     block = [integer(b) for b in reversed(kernel.sizes.block)] or [integer(1)]
@@ -251,7 +257,9 @@ def _launch(launch: Launch, handle: c_ast.Node, args: list[KernelArgument], queu
                                      c_ast.UnaryOp("&", arg.value))))
     body.append(_check(call_node("clEnqueueNDRangeKernel", queue, handle, integer(dims), c_ast.ID("NULL"),
                                  c_ast.ID(f"{k}_global"), c_ast.ID(f"{k}_local"), integer(0), c_ast.ID("NULL"),
-                                 c_ast.ID("NULL"))))
+                                 _event(timed_as is not None))))
+    if timed_as is not None:
+        body.append(call_node("ppcg_py_timing_kernel", c_ast.Constant("string", f'"{timed_as}"')))
     guard = c_node(launch.guard)
     if is_constant(guard, 1):
         return [c_ast.Compound(body)]
@@ -259,10 +267,11 @@ def _launch(launch: Launch, handle: c_ast.Node, args: list[KernelArgument], queu
 
 
 def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context: isl.Set, queue: c_ast.Node,
-              *, to_device: bool) -> list[c_ast.Node]:
+              *, to_device: bool, timed: bool = False) -> list[c_ast.Node]:
     """The copy of one box of an array, as the CUDA target's (cuda.py): one dimension a
     contiguous range, more a rectangle over the two outer dimensions (inner ones whole),
-    guarded by where the box exists. Every copy blocks (the queue is in order)."""
+    guarded by where the box exists. Every copy blocks (the queue is in order).
+    `timed` (--timing): its event timed with its bytes."""
     if not (dev.copy_in if to_device else dev.copy_out):
         return []
     arr = dev.array
@@ -270,9 +279,9 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
     buffer, element = c_ast.ID(prefix + arr.name), sizeof(arr.element_type)
     way = "Write" if to_device else "Read"
     if arr.is_scalar:
-        return [_check(call_node(f"clEnqueue{way}Buffer", queue, buffer, c_ast.ID("CL_TRUE"), integer(0), element,
-                                 c_ast.UnaryOp("&", c_ast.ID(arr.name)), integer(0), c_ast.ID("NULL"),
-                                 c_ast.ID("NULL")))]
+        return _timed_copy(_check(call_node(f"clEnqueue{way}Buffer", queue, buffer, c_ast.ID("CL_TRUE"), integer(0),
+                                            element, c_ast.UnaryOp("&", c_ast.ID(arr.name)), integer(0),
+                                            c_ast.ID("NULL"), _event(timed))), element, to_device, timed)
     placed = box_in_c(box, context)
     if placed is None:
         return []
@@ -283,16 +292,32 @@ def _transfer(dev: DeviceArray, extents: list[c_ast.Node], prefix: str, context:
     if not rest:
         offset = lo0
         host_start = host if is_constant(offset, 0) else c_ast.BinaryOp("+", host, offset)
+        size = mul(rows, element)
         copy = call_node(f"clEnqueue{way}Buffer", queue, buffer, c_ast.ID("CL_TRUE"), mul(offset, element),
-                         mul(rows, element), host_start, integer(0), c_ast.ID("NULL"), c_ast.ID("NULL"))
+                         size, host_start, integer(0), c_ast.ID("NULL"), _event(timed))
     else:
         lo1, hi1 = rest[0]
         pitch = mul(mul(extents[1], inner), element)
         origin = _size_literal([mul(mul(lo1, inner), element), lo0, integer(0)])
-        region = _size_literal([mul(mul(count(lo1, hi1), inner), element), rows, integer(1)])
+        width = mul(mul(count(lo1, hi1), inner), element)
+        region = _size_literal([width, rows, integer(1)])
+        size = mul(width, rows)
         copy = call_node(f"clEnqueue{way}BufferRect", queue, buffer, c_ast.ID("CL_TRUE"), origin, origin, region,
-                         pitch, integer(0), pitch, integer(0), host, integer(0), c_ast.ID("NULL"), c_ast.ID("NULL"))
-    return guarded(_check(copy), where, context)
+                         pitch, integer(0), pitch, integer(0), host, integer(0), c_ast.ID("NULL"), _event(timed))
+    copies = _timed_copy(_check(copy), size, to_device, timed)
+    return guarded(copies[0] if len(copies) == 1 else c_ast.Compound(copies), where, context)
+
+
+def _event(timed: bool) -> c_ast.Node:
+    """The last argument of an enqueue: where its event goes under --timing, else NULL."""
+    return call_node("ppcg_py_timing_event") if timed else c_ast.ID("NULL")
+
+
+def _timed_copy(copy: c_ast.Node, size: c_ast.Node, to_device: bool, timed: bool) -> list[c_ast.Node]:
+    """The copy, and under --timing the record of its time and `size` bytes."""
+    if not timed:
+        return [copy]
+    return [copy, call_node("ppcg_py_timing_copy", integer(0 if to_device else 1), cast("double", size))]
 
 
 def _size_literal(values: list[c_ast.Node]) -> c_ast.Node:

@@ -43,9 +43,11 @@ from ..memory import MemoryPlan
 from ..schedule.cpu import CpuSchedule
 from ..schedule.gpu import GpuSchedule
 from ..schedule.gpu.kernels import Kernel
+from ..schedule.gpu.work import box, launches, sets, starts
 from .ast import ScopAst
 from .c_target import scop_lines
 from .common import array_extents
+from .counts import CountPrinter
 
 # what one transfer costs besides its bytes (a synchronous cudaMemcpy's latency)
 COPY_LATENCY = 1e-5
@@ -53,14 +55,6 @@ COPY_LATENCY = 1e-5
 # between gcc's stencils (1.5e10 at LARGE) and the serial factorizations
 HOST_RATE = 1e10
 _BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2}
-
-
-@dataclass(frozen=True)
-class _Counting:
-    """What the counts are printed with: the SCoP's context, and an AST build of it."""
-
-    build: isl.AstBuild
-    context: isl.Set
 
 
 @dataclass(frozen=True)
@@ -89,42 +83,30 @@ def path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
 def _path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
                 extents: dict[str, list[c_ast.Node]]) -> PathCosts:
     scop = gpu.scop
-    build = _Counting(isl.AstBuild.from_context(scop.context), scop.context)
+    printer = CountPrinter(scop.context)
     statements = {s.name: s for s in scop.statements}
-    kernels = [_kernel_seconds(k, statements, scop, build) for k in gpu.kernels]
+    kernels = [_kernel_seconds(k, statements, scop, printer) for k in gpu.kernels]
     copies = _copy_seconds(memory, extents)
-    host_ops = _sum(_weighted(s.domain, _operations(s), build) for s in scop.statements)
-    regions = _sum(_starts(loop.host_schedule, loop.domain, build) for loop in host.parallel)
+    host_ops = _sum(printer.count(box(s.domain, scop.context, _operations(s))) for s in scop.statements)
+    regions = _sum(printer.count(starts(loop.host_schedule, loop.domain, scop.context)) for loop in host.parallel)
     return PathCosts(_sum(kernels + [copies]), host_ops, regions)
 
 
-def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop, build: _Counting) -> str:
+def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop, printer: CountPrinter) -> str:
     """`ppcg_py_kernel_seconds(launches, instances, operations, bytes, threads)`."""
-    sets = [s for s in _sets(kernel.domain) if s.get_tuple_name() in statements]
-    instances = _sum(_weighted(s, 1, build) for s in sets)
-    operations = _sum(_weighted(s, _operations(statements[s.get_tuple_name()]), build) for s in sets)
-    accessed = _sum(_weighted(s, _bytes(statements[s.get_tuple_name()], scop), build) for s in sets)
-    launches = _launches(kernel, build)
+    parts = [s for s in sets(kernel.domain) if s.get_tuple_name() in statements]
+
+    def total(weight) -> str:
+        return _sum(printer.count(box(s, scop.context, weight(statements[s.get_tuple_name()]))) for s in parts)
+
+    instances = total(lambda _: 1)
+    operations = total(_operations)
+    accessed = total(lambda stmt: _bytes(stmt, scop))
+    launched = printer.count(launches(kernel, scop.context))
     threads = math.prod(kernel.sizes.block[:len(kernel.thread_ids)]) if kernel.sizes.tile else 1
     if kernel.sizes.tile and not kernel.launched_in:
         threads *= math.prod(kernel.sizes.grid[:len(kernel.block_ids)])
-    return f"ppcg_py_kernel_seconds({launches}, {instances}, {operations}, {accessed}, {threads}.0)"
-
-
-def _starts(host_schedule: isl.UnionMap | None, domain: isl.UnionSet, build: _Counting) -> str:
-    """How often a loop starts: the values of the loops around it (once where there are none)."""
-    if host_schedule is None:
-        return "1.0"
-    ranges = _sets(host_schedule.intersect_domain(domain).range())
-    return _sum(_weighted(r, 1, build) for r in ranges) if ranges else "1.0"
-
-
-def _launches(kernel: Kernel, build: _Counting) -> str:
-    """How often the kernel is launched: the host loops' values around it (one where
-    there are none, or where one launch runs a whole loop: a device loop)."""
-    if kernel.host_depth == 0 or kernel.launched_in:
-        return "1.0"
-    return _starts(kernel.host_schedule, kernel.domain, build)
+    return f"ppcg_py_kernel_seconds({launched}, {instances}, {operations}, {accessed}, {threads}.0)"
 
 
 def _copy_seconds(memory: MemoryPlan, extents: dict[str, list[c_ast.Node]]) -> str:
@@ -143,46 +125,6 @@ def _copy_seconds(memory: MemoryPlan, extents: dict[str, list[c_ast.Node]]) -> s
             else dev.array.element_type
         parts.append(f"{ways} * {size} * sizeof({element})")
     return f"ppcg_py_copy_seconds({' + '.join(parts) or '0.0'}, {copies})"
-
-
-def _weighted(domain: isl.Set, weight: int, build: _Counting) -> str:
-    """`weight` times the instances of `domain` (its box), as C."""
-    count = _box_count(domain, build.build, build.context)
-    return count if weight == 1 else f"{weight} * {count}"
-
-
-def _box_count(domain: isl.Set, build: isl.AstBuild, context: isl.Set) -> str:
-    """The points of the box around `domain` as a C expression of the parameters: 0
-    where the domain is empty. A dimension the model cannot bound counts once."""
-    params = domain.params().intersect(context.align_params(domain.params().get_space()))
-    if params.is_empty():
-        return "0.0"
-    factors = []
-    for k in range(domain.dim(isl.dim_type.set)):
-        try:
-            extent = domain.dim_max(k).sub(domain.dim_min(k)).add_constant_val(isl.Val.one(domain.get_ctx()))
-        except isl.Error:
-            continue
-        if extent.involves_nan():
-            continue
-        extent = _total(extent.gist_params(params), params)
-        if extent.domain().is_empty():
-            continue
-        factors.append(f"(double) ({_C.visit(c_node(build.expr_from_pw_aff(extent)))})")
-    where = _C.visit(c_node(build.expr_from_set(params))) if not params.plain_is_universe() else "1"
-    product = " * ".join(factors) or "1.0"
-    return product if where == "1" else f"(({where}) ? {product} : 0.0)"
-
-
-def _total(value: isl.PwAff, where: isl.Set) -> isl.PwAff:
-    """`value` where it is defined in `where`, and 1 elsewhere there (isl's extremes of a
-    dimension are defined where the set is not empty only)."""
-    rest = where.subtract(value.domain())
-    if rest.is_empty():
-        return value
-    one = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(rest.get_space()))).add_constant_val(
-        isl.Val.one(rest.get_ctx())).intersect_domain(rest)
-    return value.union_add(one)
 
 
 def _operations(statement: Statement) -> int:
@@ -208,12 +150,6 @@ class _Count(c_ast.NodeVisitor):
             self.count += 1
         for _, child in node.children():
             self.visit(child)
-
-
-def _sets(union: isl.UnionSet) -> list[isl.Set]:
-    found: list[isl.Set] = []
-    union.foreach_set(found.append)
-    return found
 
 
 def _sum(terms) -> str:

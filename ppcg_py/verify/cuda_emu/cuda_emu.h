@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <type_traits>
 #include <ucontext.h>
 #include <unistd.h>
@@ -270,6 +271,35 @@ inline cudaError_t cudaMemcpyFromSymbol(void *dst, const T &symbol, size_t bytes
 inline cudaError_t cudaDeviceSynchronize() { return ppcg_emu::last_error; }
 inline cudaError_t cudaThreadSynchronize() { return ppcg_emu::last_error; }
 inline cudaError_t cudaDeviceReset() { return cudaSuccess; }
+
+/* Events: the host's monotonic clock when recorded (launches and copies have finished
+ * by then, as on a device after cudaEventSynchronize). */
+struct ppcg_emu_event { double ms; };
+typedef ppcg_emu_event *cudaEvent_t;
+
+inline cudaError_t cudaEventCreate(cudaEvent_t *event) {
+  *event = new ppcg_emu_event{0.0};
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  delete event;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t = 0) {
+  if (!event) return ppcg_emu::record(cudaErrorInvalidValue);
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  event->ms = now.tv_sec * 1e3 + now.tv_nsec * 1e-6;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  return event ? cudaSuccess : ppcg_emu::record(cudaErrorInvalidValue);
+}
+inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+  if (!start || !end) return ppcg_emu::record(cudaErrorInvalidValue);
+  *ms = (float)(end->ms - start->ms);
+  return cudaSuccess;
+}
 inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 
 /* ---- fibers --------------------------------------------------------------- */

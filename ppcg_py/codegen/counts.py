@@ -1,0 +1,32 @@
+"""Counts of the model (schedule/gpu/work.py's sums of boxes) as C expressions of the
+SCoP's parameters, for the host code to evaluate on the run's values: the run-time
+path choice (path_choice.py) and `--timing`'s work per kernel."""
+from __future__ import annotations
+
+import islpy as isl
+from pycparser import c_generator
+
+from ..isl_c import c_node
+from ..schedule.gpu.work import Box, Count
+
+_C = c_generator.CGenerator()
+
+
+class CountPrinter:
+    """Prints counts under one SCoP's context."""
+
+    def __init__(self, context: isl.Set) -> None:
+        self.build = isl.AstBuild.from_context(context)
+
+    def count(self, count: Count) -> str:
+        """`w * ((where) ? e0 * e1 ... : 0.0) + ...`, or `0.0`."""
+        return " + ".join(self._box(b) for b in count) or "0.0"
+
+    def _box(self, box: Box) -> str:
+        factors = [f"(double) ({_C.visit(c_node(self.build.expr_from_pw_aff(e)))})" for e in box.extents]
+        product = " * ".join(factors) or "1.0"
+        if not box.where.plain_is_universe():
+            where = _C.visit(c_node(self.build.expr_from_set(box.where)))
+            if where != "1":
+                product = f"(({where}) ? {product} : 0.0)"
+        return product if box.weight == 1 else f"{box.weight:g} * {product}"
