@@ -25,3 +25,40 @@ def timing_work(scheduled: GpuSchedule) -> list[str]:
         lines.append(f'ppcg_py_timing_work("{timed_as}", {printer.count(work.flops)}, '
                      f'{printer.count(work.dram_bytes)});')
     return lines
+
+
+_STANDALONE = """\
+/* ppcg-py's --timing helpers for a CUDA program ppcg-py did not write (benchmarks time
+   other tools' kernels and cuBLAS calls alike): ppcg_py_timing_start() before a launch,
+   ppcg_py_timing_kernel("name") after it, ppcg_py_timed_memcpy for cudaMemcpy. */
+#ifndef PPCG_PY_TIMING_H
+#define PPCG_PY_TIMING_H
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#ifndef cudaCheckReturn
+#define PPCG_PY_TIMING_OWN_CHECK
+#define cudaCheckReturn(ret) \\
+  do { \\
+    cudaError_t ppcg_py_status = (ret); \\
+    if (ppcg_py_status != cudaSuccess) { \\
+      fprintf(stderr, "CUDA error: %s\\n", cudaGetErrorString(ppcg_py_status)); \\
+      exit(EXIT_FAILURE); \\
+    } \\
+  } while (0)
+#endif
+
+{helpers}
+#ifdef PPCG_PY_TIMING_OWN_CHECK
+#undef cudaCheckReturn
+#undef PPCG_PY_TIMING_OWN_CHECK
+#endif
+#endif
+"""
+
+
+def standalone_timing_header() -> str:
+    """The CUDA timing helpers as a header of their own (`ppcg_py_timing.h`)."""
+    from .common import output_templates
+    return _STANDALONE.replace("{helpers}", output_templates().get_template("timing.h.j2").render())
