@@ -75,6 +75,13 @@ def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnosti
                          f"of '{scop.function}'; keeping the original loop order (its parallel loops still "
                          "run on the GPU); --schedule-timeout sets the bound", scop.file, scop.start_line, 1)
         return mark_coincident(scop.schedule, coincidence)
+    if not _runs_every_instance(schedule, domain):
+        # isl's tree has been seen to leave statements of its domain out of every leaf's
+        # filter (fuzz 2812:181): code generated from it would never run them
+        diagnostics.warn(f"isl's scheduler left statements of the SCoP of '{scop.function}' out of its "
+                         "schedule; keeping the original loop order (its parallel loops still run on the GPU)",
+                         scop.file, scop.start_line, 1)
+        return mark_coincident(scop.schedule, coincidence)
     if last:
         schedule = schedule.sequence(mark_coincident(scop.schedule, coincidence).intersect_domain(
             _instances(scop, last)))
@@ -83,6 +90,11 @@ def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnosti
         return _compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays), serial,
                                  last)
     return schedule
+
+
+def _runs_every_instance(schedule: isl.Schedule, domain: isl.UnionSet) -> bool:
+    """Whether each instance of `domain` reaches a leaf of the tree (its filters)."""
+    return domain.is_subset(schedule.get_map().domain())
 
 
 def _instances(scop: Scop, names: frozenset[str]) -> isl.UnionSet:
