@@ -3,8 +3,10 @@
 A lent GPU machine has nvcc and gcc but neither islpy nor pycparser, and its time
 is scarce, so the work is split in two:
 
-    # here: compile every kernel once per way into a bundle (ppcg-py runs here)
-    python benchmarks/gpu_ways.py prepare --out out/gpu-bundle
+    # here: compile every kernel once per way into a bundle (ppcg-py runs here);
+    # other tools' outputs and cuBLAS as ways of their own (kernel times: see below)
+    python benchmarks/gpu_ways.py prepare --out out/gpu-bundle \
+        [--prebuilt ppcg-0.09.2=FOLDER] [--cublas]
     # there: build, run, verify and time (standard library, polybench/, nvcc, gcc)
     python3 benchmarks/gpu_ways.py run --bundle out/gpu-bundle --out "$OUT"
     # there, on a bundle prepared at a small dataset: compute-sanitizer's checks
@@ -17,6 +19,13 @@ in the machine hits them alike. The first run of each program dumps its arrays,
 which are compared with the reference's afterwards. It stops starting programs at
 `--deadline` seconds and reports what it has, so the results come back inside the
 device tool's ten minutes.
+
+Kernel times: every way is built twice, as it is (PolyBench's timer gives the
+program's time) and timed (ppcg-py's `--timing`; PPCG's host code with the same CUDA
+events put around its launches, benchmarks/prebuilt.py; cuBLAS's calls between two
+events, benchmarks/cublas_way.py), whose lines give each kernel's time and, for
+ppcg-py, the work it counted. `run` writes kernels.csv and kernels.md
+(benchmarks/kernel_report.py) beside results.md.
 """
 from __future__ import annotations
 
@@ -38,6 +47,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import kernel_report  # noqa: E402
+from prebuilt import TIMING_HEADER, copy_prebuilt  # noqa: E402
 from polybench.builds import build_program  # noqa: E402
 from polybench.kernels import KERNELS, POLYBENCH_C, UTILITIES_DIR, compile_flags, source_path  # noqa: E402
 from polybench.pipeline import GPU_TOLERANCES, parse_time  # noqa: E402
@@ -52,22 +64,46 @@ WAYS: dict[str, tuple[str, ...]] = {
     # PPCG's mapping (today's until issue 22): its default sizes, arrays as declared
     "ppcg": ("--sizes", "ppcg", "--no-expand-arrays"),
     "device": (),                         # sizes chosen for the GPU, temporary arrays expanded
+    "ppcg-py": (),                        # the same, under the name the kernel tables use
 }
+#: The way made of cuBLAS's calls (benchmarks/cublas_way.py), for the BLAS-shaped kernels.
+CUBLAS = "cublas"
 
 
 # -- here: the bundle -------------------------------------------------------------
-def prepare(out: Path, dataset: str, ways: dict[str, tuple[str, ...]], kernels: list[str], jobs: int) -> int:
-    """Every kernel compiled once per way into out/WAY/KERNEL/, and a manifest."""
+def prepare(out: Path, dataset: str, ways: dict[str, tuple[str, ...]], kernels: list[str], jobs: int,
+            prebuilt: dict[str, Path] | None = None, cublas: bool = False) -> int:
+    """Every kernel compiled once per way into out/WAY/KERNEL/ (and with --timing into
+    out/WAY/KERNEL/timed/), each `prebuilt` way's outputs copied (and instrumented),
+    the cuBLAS programs written (`cublas`), and a manifest."""
+    from ppcg_py.codegen.timing import standalone_timing_header
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    tasks = [(way, args, k) for k in _kernels(kernels) for way, args in ways.items()]
+    (out / TIMING_HEADER).write_text(standalone_timing_header())
+    tasks = [(way, args, k, timed) for k in _kernels(kernels) for way, args in ways.items() for timed in (False, True)]
     failures: dict[str, str] = {}
     with futures.ThreadPoolExecutor(jobs) as pool:
-        for (way, _, k), error in zip(tasks, pool.map(lambda t: _compile(out, dataset, *t), tasks)):
+        for (way, _, k, _), error in zip(tasks, pool.map(lambda t: _compile(out, dataset, *t), tasks)):
             if error:
                 failures[f"{way}/{k.name}"] = error
-    manifest = {"dataset": dataset, "ways": {w: list(a) for w, a in ways.items()},
+    described = {w: list(a) for w, a in ways.items()}
+    coverage: dict[str, list[str]] = {}
+    for name, folder in (prebuilt or {}).items():
+        described[name] = ["prebuilt", str(folder)]
+        for k in _kernels(kernels):
+            error = copy_prebuilt(folder / k.name, out / name / k.name, out / name / k.name / "timed")
+            if error:
+                failures[f"{name}/{k.name}"] = error
+    if cublas:
+        import cublas_way
+        described[CUBLAS] = ["cuBLAS"]
+        coverage[CUBLAS] = [k.name for k in _kernels(kernels) if k.name in cublas_way.KERNELS]
+        for name in coverage[CUBLAS]:
+            cublas_way.write_program(name, out / CUBLAS / name)
+            timed = cublas_way.write_program(name, out / CUBLAS / name / "timed")
+            timed.write_text("#define PPCG_PY_TIMING 1\n" + timed.read_text())
+    manifest = {"dataset": dataset, "ways": described, "coverage": coverage,
                 "kernels": [k.name for k in _kernels(kernels)], "failures": failures,
                 "date": datetime.date.today().isoformat(), "commit": _commit(),
                 "command": " ".join(sys.argv)}
@@ -77,11 +113,11 @@ def prepare(out: Path, dataset: str, ways: dict[str, tuple[str, ...]], kernels: 
     return 1 if failures else 0
 
 
-def _compile(out: Path, dataset: str, way: str, args: tuple[str, ...], kernel) -> str:
-    folder = out / way / kernel.name
-    folder.mkdir(parents=True)
-    command = [sys.executable, "-m", "ppcg_py", *args, *compile_flags(kernel, dataset), "--output-dir", str(folder),
-               str(source_path(kernel))]
+def _compile(out: Path, dataset: str, way: str, args: tuple[str, ...], kernel, timed: bool = False) -> str:
+    folder = out / way / kernel.name / ("timed" if timed else "")
+    folder.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "ppcg_py", *args, *(["--timing"] if timed else []), *compile_flags(kernel, dataset),
+               "--output-dir", str(folder), str(source_path(kernel))]
     proc = subprocess.run(command, capture_output=True, text=True, check=False)
     return "" if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["failed"])[-1]
 
@@ -109,6 +145,9 @@ class Program:
     dump_file: Path | None = None
     env: dict[str, str] = field(default_factory=lambda: {"PPCG_PY_DEVICE": "gpu"})   # a way's device code
     choices: list[tuple[str, str, float, float]] = field(default_factory=list)   # (scop, path, device, host)
+    timed_exe: Path | None = None                 # the build whose lines time each kernel
+    timings: list = field(default_factory=list)   # kernel_report.Timing per timed run
+    predicted: list = field(default_factory=list)   # the timed runs' choices (PPCG_PY_VERBOSE)
 
     @property
     def median(self) -> float | None:
@@ -134,6 +173,10 @@ def run(bundle: Path, out: Path, repeat: int, deadline: float, run_timeout: floa
     for name, error in manifest["failures"].items():
         way, kernel = name.split("/")
         programs[(kernel, way)].status, programs[(kernel, way)].error = "COMPILE_ERROR", error
+    for way, covered in manifest.get("coverage", {}).items():    # a way for some kernels only
+        for k in kernels:
+            if k.name not in covered:
+                programs[(k.name, way)].status = "N/A"
     with futures.ThreadPoolExecutor(jobs) as pool:
         list(pool.map(lambda p: _build(p, bundle, work, dataset), [p for p in programs.values() if "@" not in p.way]))
     for (kernel, way), p in programs.items():     # the run-time modes run their way's program
@@ -156,6 +199,8 @@ def run(bundle: Path, out: Path, repeat: int, deadline: float, run_timeout: floa
                 p = programs[(k.name, w)]
                 if p.status == "PASS" and p.exe is not None and len(p.times) == r:
                     _one_run(p, run_timeout, work, dump=(r == 0))
+                if p.status == "PASS" and p.timed_exe is not None and "@" not in w:
+                    _timed_run(p, run_timeout)
         _say(f"{k.name}: " + ", ".join(f"{w} {_fmt(programs[(k.name, w)].median)}" for w in ways))
     with futures.ProcessPoolExecutor(jobs) as pool:                 # compare the dumps
         checks = {key: pool.submit(_mismatch, programs[(key[0], "reference")].dump_file, p.dump_file, p.data_type)
@@ -166,6 +211,7 @@ def run(bundle: Path, out: Path, repeat: int, deadline: float, run_timeout: floa
                 programs[key].status, programs[key].error = "MISMATCH", problem
     out.mkdir(parents=True, exist_ok=True)
     _write(out, programs, kernels, ways, manifest, repeat, time.monotonic() - start)
+    _write_kernels(out, programs, kernels, ways, manifest, repeat)
     if modes:
         _write_paths(out, programs, kernels, paths, manifest)
     return 0
@@ -184,15 +230,20 @@ def _build(p: Program, bundle: Path, work: Path, dataset: str) -> None:
         if p.way == "reference":
             run_tool(["gcc", "-O3", "-std=gnu99", *flags, str(source_path(kernel)), str(ROOT / POLYBENCH_C),
                       "-o", str(exe), "-lm"], timeout=300)
-        else:
-            generated = bundle / p.way / p.kernel
-            cu = sorted(generated.glob("*.cu"))
-            c = sorted(generated.glob("*_host.c"))
-            defines = [f[2:] for f in flags if f.startswith("-D")]
-            includes = [f[2:] for f in flags if f.startswith("-I")] + [str(ROOT / UTILITIES_DIR)]
-            build_program("nvcc", cu, exe, c_sources=[*c, ROOT / POLYBENCH_C], include_dirs=includes,
-                          defines=defines, timeout=300)
+            p.exe = exe
+            return
+        generated = bundle / p.way / p.kernel
+        defines = [f[2:] for f in flags if f.startswith("-D")]
+        includes = [f[2:] for f in flags if f.startswith("-I")] + [str(ROOT / UTILITIES_DIR), str(bundle)]
+        libraries = ["cublas"] if p.way == CUBLAS else []
+        for source, target in ((generated, exe), (generated / "timed", folder / "timed" / "program")):
+            if source.is_dir():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                build_program("nvcc", sorted(source.glob("*.cu")), target,
+                              c_sources=[*sorted(source.glob("*_host.c")), ROOT / POLYBENCH_C],
+                              include_dirs=includes, defines=defines, timeout=300, libraries=libraries)
         p.exe = exe
+        p.timed_exe = folder / "timed" / "program" if (generated / "timed").is_dir() else None
     except BuildError as exc:
         p.status, p.error = "BUILD_ERROR", (exc.stderr.strip().splitlines() or ["failed"])[-1][:200]
 
@@ -223,6 +274,65 @@ def _one_run(p: Program, timeout: float, work: Path, dump: bool) -> None:
     if dump:
         p.dump_file = dump_file
         p.choices = choices_in(dump_file.read_text(errors="replace"))
+
+
+def _timed_run(p: Program, timeout: float) -> None:
+    """One run of the timed build: its kernel times (and the model's predictions, which
+    PPCG_PY_VERBOSE prints for ppcg-py's programs). Its failure fails the way too."""
+    try:
+        proc = subprocess.run([str(p.timed_exe)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                              timeout=timeout, check=False, env={**os.environ, **p.env, "PPCG_PY_VERBOSE": "1"})
+    except subprocess.TimeoutExpired:
+        p.status, p.error = "TIMEOUT", f"a timed run took over {timeout:g} s"
+        return
+    timing = kernel_report.parse_timing(proc.stderr)
+    if proc.returncode != 0 or timing is None:
+        p.status = "RUN_ERROR"
+        p.error = f"timed build: exit status {proc.returncode}" + ("" if timing else ", no timing lines")
+        return
+    p.timings.append(timing)
+    p.predicted = choices_in(proc.stderr)
+
+
+def _write_kernels(out: Path, programs, kernels, ways: list[str], manifest: dict, repeat: int) -> None:
+    """kernels.csv and kernels.md (benchmarks/kernel_report.py)."""
+    from ppcg_py.gpu_targets import DEFAULT_GPU, GPUS, gpu_named
+    name = _output(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"]).splitlines()
+    card = gpu_named(name[0]) if name else None
+    rows = []
+    for k in kernels:
+        for w in ways:
+            p = programs[(k.name, w)]
+            kernel_s = statistics.median(t.kernel_s for t in p.timings) if p.timings else None
+            first = p.timings[0] if p.timings else None
+            predicted = sum(c[2] for c in p.predicted) if p.predicted else None
+            rows.append(kernel_report.Row(
+                k.name, w, kernel_s if p.status == "PASS" else None, p.median if p.status == "PASS" else None,
+                p.status if p.status != "PASS" or kernel_s is not None else "NOT_RUN",
+                flops=first.flops if first else 0.0, dram_bytes=first.dram_bytes if first else 0.0,
+                predicted_s=predicted,
+                device_s=(statistics.median(t.kernel_s + t.copy_s for t in p.timings) if p.timings else None)))
+    kernel_report.write_csv(out / "kernels.csv", rows)
+    ours = next((w for w in ("ppcg-py", "device") if w in ways), ways[0])
+    ppcg = next((w for w in ways if w.startswith("ppcg-0")), None)
+    cublas = CUBLAS if CUBLAS in ways else None
+    target = card or GPUS[DEFAULT_GPU]
+    lines = [f"# Kernel times: PolyBench/C at {manifest['dataset']}, {', '.join(ways)}", "",
+             f"- GPU: {name[0] if name else 'unknown'} (peaks used for the roofline: {target.name}, "
+             f"{target.fp64_flops / 1e12:.3g}/{target.fp32_flops / 1e12:.3g} TFLOP/s FP64/FP32, "
+             f"{target.dram_bandwidth / 1e12:.3g} TB/s)",
+             f"- generated by ppcg-py {manifest['commit']} on {manifest['date']}: `{manifest['command']}`",
+             f"- run: `{' '.join(sys.argv)}`",
+             "- ways: " + "; ".join(f"{w}: `{' '.join(manifest['ways'][w]) or '(defaults)'}`" for w in ways),
+             f"- kernels: the sum of the program's kernel times (CUDA events around each launch, or around "
+             f"cuBLAS's calls), median of {repeat} runs of the timed build; programs: PolyBench's timer in the "
+             "untimed build, median",
+             "- roofline bound: ppcg-py's counted floating-point operations at the card's peak or its "
+             "compulsory DRAM bytes at its bandwidth, whichever is longer (counts by boxes: upper bounds for "
+             "triangular loops); share: bound / the way's kernel time", ""]
+    lines += kernel_report.table(rows, ways, target, {k.name: k.data_type for k in kernels}, ours, ppcg, cublas)
+    (out / "kernels.md").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
 
 
 def _tail(path: Path) -> str:
@@ -331,7 +441,7 @@ def _write(out: Path, programs, kernels, ways: list[str], manifest: dict, repeat
         lines += ["", f"Geometric mean of {ways[-1]} over {ways[0]} (time ratio, >1: faster): "
                       f"{statistics.geometric_mean(ratios):.3f} over {len(ratios)} kernels"]
     problems = [f"- {row['kernel']} {w}: {row[f'{w}_status']}: {row[f'{w}_error']}" for row in rows for w in ways
-                if row[f"{w}_status"] not in ("PASS",)]
+                if row[f"{w}_status"] not in ("PASS", "N/A")]
     problems += [f"- {k.name} gcc reference: {programs[(k.name, 'reference')].status}: "
                  f"{programs[(k.name, 'reference')].error}" for k in kernels
                  if programs[(k.name, "reference")].median is None]
@@ -426,6 +536,11 @@ def main() -> int:
                         "'reductions=--reductions' (repeatable) [" + ", ".join(WAYS) + "]")
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--skip", default="", help="comma list of kernels left out (say why in the report)")
+    p.add_argument("--prebuilt", action="append", default=[], metavar="NAME=FOLDER",
+                   help="a way made of another tool's outputs, FOLDER/KERNEL/KERNEL_host.cu ... (e.g. real "
+                        "PPCG's at the same dataset), timed by events put around its launches (repeatable)")
+    p.add_argument("--cublas", action="store_true",
+                   help="a way made of cuBLAS's calls for the BLAS-shaped kernels (benchmarks/cublas_way.py)")
     p.add_argument("kernels", nargs="*")
     r = sub.add_parser("run", help="build, run, verify and time the bundle (on the GPU machine)")
     r.add_argument("--bundle", type=Path, default=ROOT / "out" / "gpu-bundle")
@@ -453,7 +568,8 @@ def main() -> int:
             name, given, options = text.partition("=")
             ways[name] = tuple(options.split()) if given else WAYS[name]
         kernels = args.kernels or [k.name for k in KERNELS if k.name not in args.skip.split(",")]
-        return prepare(args.out, args.dataset, ways, kernels, args.jobs)
+        prebuilt = {name: Path(folder).resolve() for name, _, folder in (t.partition("=") for t in args.prebuilt)}
+        return prepare(args.out, args.dataset, ways, kernels, args.jobs, prebuilt, args.cublas)
     return run(args.bundle, args.out, args.repeat, args.deadline, args.run_timeout, args.jobs, args.reference_repeat,
                args.paths)
 

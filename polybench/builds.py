@@ -45,6 +45,7 @@ def _nvcc_build(
     flags: list[str],
     arch: str,
     timeout: float,
+    libraries: Sequence[str] = (),
 ) -> None:
     nvcc = nvcc_path()
     if nvcc is None:
@@ -60,7 +61,8 @@ def _nvcc_build(
     with ThreadPoolExecutor(max_workers=len(commands)) as pool:
         for done in [pool.submit(run_tool, c, timeout=timeout) for c in commands]:
             done.result()
-    run_tool([nvcc, f"-arch={arch}", "-Xcompiler", "-fopenmp", *objects, "-o", exe, "-lm"], timeout=timeout)
+    run_tool([nvcc, f"-arch={arch}", "-Xcompiler", "-fopenmp", *objects, "-o", exe, *[f"-l{lib}" for lib in libraries],
+              "-lm"], timeout=timeout)
 
 
 def build_program(
@@ -73,8 +75,10 @@ def build_program(
     defines: Sequence[str],
     arch: str = DEFAULT_ARCH,
     timeout: float = 900,
+    libraries: Sequence[str] = (),
 ) -> Path:
-    """Compile and link the generated program with "nvcc" or "clang"; BuildError on failure."""
+    """Compile and link the generated program with "nvcc" or "clang"; BuildError on failure.
+    `libraries`: more libraries to link (nvcc only: cuBLAS for benchmarks/gpu_ways.py's way)."""
     warm_up = write_warm_up(exe.parent)
     if toolchain == "clang":
         return clang_build(
@@ -90,5 +94,5 @@ def build_program(
     if toolchain != "nvcc":
         raise ValueError(f"unknown toolchain {toolchain!r}; expected nvcc or clang")
     flags = preprocessor_flags(include_dirs, defines)
-    _nvcc_build(cu_files, c_sources, [warm_up], exe, flags, arch, timeout)
+    _nvcc_build(cu_files, c_sources, [warm_up], exe, flags, arch, timeout, libraries)
     return exe
