@@ -234,3 +234,38 @@ def test_matrix_products_unless_turned_off():
     off = [render(generate(f"products:{k}", F(products=False))) for k in range(30)]
     assert not any("prod" in t for t in off)
     assert all(on[k] == off[k] for k in range(30) if "prod" not in on[k])
+
+
+_CONDITIONING = r"""
+#include <math.h>
+#include <stdio.h>
+int main(void)
+{
+  double x = %s, y;
+  for (int k = 0; k < 40; k++)
+    x = x * 2.3 + 0.1;
+  y = %s;
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\nbegin dump: y\n%%0.17g\nend   dump: y\n==END   DUMP_ARRAYS==\n", y);
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(__import__("platform").machine() != "x86_64", reason="the check builds with the x87's precision")
+@pytest.mark.parametrize("start, result, expected", [
+    ("0.3", "sin(x)", True),         # x near 1e14: its last bits decide the sine
+    ("0.3", "x / 1e14", False),      # the same rounding errors, well within the tolerance
+], ids=["sine-of-a-huge-value", "scaled"])
+def test_ill_conditioned_results_are_told_apart(start, result, expected, tmp_path):
+    """A mismatch under --reductions is put down to the program, not to ppcg-py, only where
+    the original's own results move beyond the tolerance with its rounding alone changed."""
+    from fuzz.runner import _ill_conditioned
+    from ppcg_py.verify.harness import VerifyConfig
+    source = tmp_path / "p.c"
+    source.write_text(_CONDITIONING % (start, result))
+    verify_dir = tmp_path / "verify"
+    verify_dir.mkdir()
+    subprocess.run(["gcc", "-O1", str(source), "-o", str(verify_dir / "reference"), "-lm"], check=True)
+    reference = subprocess.run([str(verify_dir / "reference")], capture_output=True, text=True, check=True)
+    (verify_dir / "reference.stderr").write_text(reference.stderr)
+    assert _ill_conditioned(VerifyConfig(source=source, data_type="double"), verify_dir) is expected
