@@ -257,17 +257,25 @@ class KernelArgument:
 
 
 def kernel_arguments(scheduled: GpuSchedule, memory: MemoryPlan, launch: Launch,
-                     by_pointer: frozenset[str]) -> list[KernelArgument]:
+                     by_pointer: frozenset[str], restrict: str = "") -> list[KernelArgument]:
     """What a launch passes: the device arrays the kernel accesses, the parameters, the
-    read-only scalars it uses, the values it gets by value, and the host loops' iterators."""
+    read-only scalars it uses, the values it gets by value, and the host loops' iterators.
+
+    With `restrict` (CUDA: `__restrict__`) each array pointer is restrict, and points to
+    const where the kernel only reads the array: every device array is an allocation of
+    its own (a struct's members, disjoint parts of one), so no two parameters alias, and
+    nvcc may then load a read-only array through the read-only data cache."""
     scop = scheduled.scop
     device = scheduled.names.device
     names = statement_names(launch.kernel.domain)
     stmts = [s for s in scop.statements if s.name in names]
     used_arrays = {acc.array for s in stmts for acc in s.accesses}
     used_arrays |= {m.variable for m in map(scop.member, used_arrays) if m is not None}
+    written = {acc.array for s in stmts for acc in s.accesses if acc.is_write}
+    written |= {m.variable for m in map(scop.member, written) if m is not None}
     used_ids = {n for s in stmts for n in _names_in(s)}
-    args = [KernelArgument(parameter(dev.array.element_type, dev.array.name, pointer=True),
+    args = [KernelArgument(parameter(dev.array.element_type, dev.array.name, pointer=True, restrict=restrict,
+                                     const=bool(restrict) and dev.array.name not in written),
                            c_ast.ID(device + dev.array.name))
             for dev in memory.arrays if dev.array.name in used_arrays]
     args += [KernelArgument(parameter(t, p), c_ast.ID(p)) for p, t in zip(scop.parameters, scop.parameter_types)]

@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 
 __all__ = ["generate_cuda"]
 
+# no two of a kernel's array parameters alias: each device array is an allocation of its own
+RESTRICT = "__restrict__"
+
 
 @dataclass(frozen=True)
 class _KernelText:
@@ -173,7 +176,7 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
     variants: dict[str, list[tuple[list[str], str]]] = {}
 
     def arguments(launch: Launch) -> list[KernelArgument]:
-        return kernel_arguments(scheduled, memory, launch, _by_pointer(scheduled, scalars_by_pointer))
+        return kernel_arguments(scheduled, memory, launch, _by_pointer(scheduled, scalars_by_pointer), RESTRICT)
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         if in_one_block(name):

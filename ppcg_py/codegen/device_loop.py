@@ -28,7 +28,7 @@ from ..isl_c import c_node, integer, is_constant
 from ..memory import KernelMemory
 from .ast import Launch, ScopAst, control_children, in_one_block, loop_iterator
 from .common import KernelArgument
-from .printer import AstPrinter, Dim3, KernelLaunch, declaration, parameter_list
+from .printer import AstPrinter, Dim3, KernelLaunch, declaration
 
 NODE = isl.ast_node_type
 # what one block may declare statically (CUDA's limit without opting in to more)
@@ -103,10 +103,18 @@ def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: C
     seen: dict[str, KernelArgument] = {}
     for launch in launches:
         for argument in arguments(launch):
-            text = parameter_list([argument.declaration])
-            if argument.declaration.name not in bound and text not in seen:
-                seen[text] = argument
+            param = argument.declaration.name
+            if param in bound:
+                continue
+            # an array one inlined kernel only reads and another writes: the writer's (not const)
+            if param not in seen or _points_to_const(seen[param]) and not _points_to_const(argument):
+                seen[param] = argument
     return DeviceLoopKernel(name, threads, body, list(seen.values()))
+
+
+def _points_to_const(argument: KernelArgument) -> bool:
+    declared = argument.declaration.type
+    return isinstance(declared, c_ast.PtrDecl) and "const" in declared.type.quals
 
 
 def _inlined(launch: Launch, declarations: list[c_ast.Node], statements: list[c_ast.Node]) -> list[c_ast.Node]:

@@ -146,11 +146,14 @@ def declaration(name: str, init: c_ast.Node | None, *, type_name: str = "int", c
     return c_ast.Decl(name, quals, [], list(storage), [], declared, init, None)
 
 
-def parameter(type_name: str, name: str, *, pointer: bool = False) -> c_ast.Decl:
-    """A function parameter `type name` or `type *name`."""
-    declared: c_ast.Node = c_ast.TypeDecl(name, [], None, c_ast.IdentifierType(type_name.split()))
+def parameter(type_name: str, name: str, *, pointer: bool = False, restrict: str = "",
+              const: bool = False) -> c_ast.Decl:
+    """A function parameter `type name` or `type *name`; a pointer may be `restrict`
+    (CUDA's spelling, `__restrict__`) and point to `const`."""
+    declared: c_ast.Node = c_ast.TypeDecl(name, ["const"] if const else [], None,
+                                          c_ast.IdentifierType(type_name.split()))
     if pointer:
-        declared = c_ast.PtrDecl([], declared)
+        declared = c_ast.PtrDecl([restrict] if restrict else [], declared)
     return c_ast.Decl(name, [], [], [], [], declared, None, None)
 
 
