@@ -104,7 +104,8 @@ class KernelText:
 
 
 _STRIP = [(re.compile(r"/\*.*?\*/", re.S), " "), (re.compile(r"//[^\n]*"), ""), (re.compile(r"^\s*#[^\n]*", re.M), ""),
-          (re.compile(r"__launch_bounds__\s*\([^)]*\)"), ""), (re.compile(r"\b__(global|shared|device)__\b"), "")]
+          (re.compile(r"__launch_bounds__\s*\([^)]*\)"), ""), (re.compile(r"\b__(global|shared|device)__\b"), ""),
+          (re.compile(r"\b__restrict__\b"), "restrict")]
 
 
 def kernel_texts(kernel_file: str) -> dict[str, KernelText]:
