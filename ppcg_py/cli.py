@@ -9,7 +9,7 @@ import traceback
 from .depfile import DependencyRequest, output_paths, rule_and_path
 from .diagnostics import CompileError
 from .gpu_targets import DEFAULT_GPU, GPUS, detect, gpu_named
-from .options import Options
+from .options import PPCG_SHARED_MEMORY, Options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -158,7 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
                    metavar="N",
                    help="bound on isl's dataflow analysis per SCoP; past it, memory-based dependences "
                         "and the original loop order [%(default)s]")
-    p.add_argument("--max-shared-memory", type=_positive, default=8192)
+    p.add_argument("--max-shared-memory", type=_positive, default=None, metavar="BYTES",
+                   help="shared memory per block for promoted reference groups [the --gpu card's static limit "
+                        "per block, 49152; PPCG's 8192 with --sizes ppcg]")
     p.add_argument("--no-shared-memory", action="store_true")
     p.add_argument("--no-private-memory", action="store_true")
     p.add_argument("--no-group-chains", action="store_true",
@@ -216,6 +218,7 @@ def options_from(args: argparse.Namespace) -> Options:
     if ppcg_defaults:
         args.sizes = None
     given = args.tile_size is not None or args.tile_sizes is not None or args.sizes is not None
+    gpu = args.gpu or (_present_gpu(args.target) if not given and not ppcg_defaults else DEFAULT_GPU)
     output_dir = args.output_dir
     if args.output:
         output_dir = os.path.dirname(args.output) or output_dir
@@ -232,9 +235,11 @@ def options_from(args: argparse.Namespace) -> Options:
         outer_coincidence=not args.no_isl_schedule_outer_coincidence,
         max_coefficient=args.isl_schedule_max_coefficient,
         feautrier=args.isl_schedule_algorithm == "feautrier",
-        gpu=args.gpu or (_present_gpu(args.target) if not given and not ppcg_defaults else DEFAULT_GPU),
+        gpu=gpu,
         device_sizes=not given and not ppcg_defaults,
-        max_shared_memory=args.max_shared_memory, use_shared_memory=not args.no_shared_memory,
+        max_shared_memory=args.max_shared_memory or (PPCG_SHARED_MEMORY if ppcg_defaults else
+                                                     GPUS[gpu].shared_per_block),
+        use_shared_memory=not args.no_shared_memory,
         use_private_memory=not args.no_private_memory, register_tiles=not args.no_register_tiles,
         isolate_full_tiles=args.isolate_full_tiles,
         group_chains=not args.no_group_chains,

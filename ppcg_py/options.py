@@ -6,6 +6,10 @@ from dataclasses import dataclass, field
 from .isl_budget import LIMITS
 
 
+# PPCG's shared memory per block (its --max-shared-memory default), kept by --sizes ppcg
+PPCG_SHARED_MEMORY = 8192
+
+
 @dataclass(frozen=True)
 class Options:
     include_dirs: tuple[str, ...] = ()
@@ -30,7 +34,9 @@ class Options:
     outer_coincidence: bool = True
     max_coefficient: int = -1
     feautrier: bool = False
-    max_shared_memory: int = 8192
+    # bytes of shared memory a block's promoted groups may use: --gpu's static limit per
+    # block (48 KB), PPCG's 8192 with --sizes ppcg (cli.py), or --max-shared-memory
+    max_shared_memory: int = 48 * 1024
     gpu: str = "H100"                         # --gpu: the card kernels are sized for (gpu_targets.GPUS)
     device_sizes: bool = False                # size kernels for `gpu` (no size option given, no --sizes ppcg)
     use_shared_memory: bool = True

@@ -189,7 +189,9 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
         if not kernel.thread_ids:
             return KernelMemory(kernel.name, decided + tuple(_global(list(g.refs), "single-thread kernel")
                                                              for g in groups))
-        placed = _place_all(scop, kernel, groups, options, names.iterator)
+        # the reductions' buffers of partials share the block's shared memory
+        reserved = KernelMemory(kernel.name, decided).shared_bytes
+        placed = _place_all(scop, kernel, groups, options, names.iterator, reserved)
     return KernelMemory(kernel.name, decided + tuple(_named(placed, names, scop.used_names)))
 
 
@@ -250,8 +252,9 @@ def _has_atomic(op: str, element_type: str) -> bool:
 
 
 def _place_all(scop: Scop, kernel: Kernel, groups: list[_Group], options: Options,
-               prefix: str) -> list[ArrayGroup]:
-    """Each group's placement, in order, out of one shared-memory budget.
+               prefix: str, reserved: int = 0) -> list[ArrayGroup]:
+    """Each group's placement, in order, out of one shared-memory budget (less the
+    `reserved` bytes other buffers of the kernel take).
 
     Then a guard: of two groups of one array placed apart, neither may work on a
     stale copy of the other's writes. `_group` merged every such pair at the depths
@@ -259,7 +262,7 @@ def _place_all(scop: Scop, kernel: Kernel, groups: list[_Group], options: Option
     to `_place` alone), the pair is merged here and all is placed again, rather than
     generating wrong code."""
     while True:
-        budget = options.max_shared_memory if options.use_shared_memory else 0
+        budget = max(0, options.max_shared_memory - reserved) if options.use_shared_memory else 0
         placed = []
         for group in groups:
             decision = _place(scop, kernel, list(group.refs), options, budget, prefix)
