@@ -10,6 +10,8 @@ from typing import TypeVar
 
 import islpy as isl
 
+from .isl_context import union_set_list
+
 
 SetOrMap = TypeVar("SetOrMap", isl.Set, isl.Map)
 
@@ -80,3 +82,22 @@ def anchored_leaves(schedule: isl.Schedule) -> isl.Schedule:
         depth = node.get_schedule_depth()
         return node.insert_context(isl.Set.universe(isl.Space.set_alloc(node.get_ctx(), 0, depth)))
     return schedule.map_schedule_node_bottom_up(anchor)
+
+
+def ordered_sets(schedule: isl.Schedule) -> isl.Schedule:
+    """The same tree with each set node made a sequence of its children, in their order.
+
+    isl's scheduler puts statements it finds independent under a set node, whose
+    children the AST generator may print in any order. Under live-range reordering
+    that independence can rest on conditional constraints the scheduler let go (fuzz
+    2812:638: `returned = 0` apart from the loop that may set it), and the checks of
+    this compiler (schedule_map, respects, changed_values) read a set's children in
+    their order, as isl's get_map gives them, while the generator printed the second
+    first. A sequence makes the printed order the checked one.
+    """
+    def ordered(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() != isl.schedule_node_type.set:
+            return node
+        filters = [node.child(k).filter_get_filter() for k in range(node.n_children())]
+        return node.insert_sequence(union_set_list(filters))
+    return schedule.map_schedule_node_bottom_up(ordered)

@@ -9,6 +9,7 @@ import islpy as isl
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
 from ..isl_budget import isl_failure
+from ..isl_workarounds import ordered_sets
 from ..names import Names
 from ..options import Options
 from .bounded import compute_with_timeout
@@ -75,6 +76,7 @@ def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnosti
                          f"of '{scop.function}'; keeping the original loop order (its parallel loops still "
                          "run on the GPU); --schedule-timeout sets the bound", scop.file, scop.start_line, 1)
         return mark_coincident(scop.schedule, coincidence)
+    schedule = ordered_sets(schedule)
     if not _runs_every_instance(schedule, domain):
         # isl's tree has been seen to leave statements of its domain out of every leaf's
         # filter (fuzz 2812:181): code generated from it would never run them
