@@ -251,3 +251,11 @@ def test_dynamic_control_is_generated():
     kinds = Counter(type(n).__name__ for k in range(120) for scop in generate(f"dynamic:{k}").scops
                     for n in walk_nodes(scop) if isinstance(n, (DataIf, While)))
     assert kinds["DataIf"] >= 10 and kinds["While"] >= 2, kinds
+
+
+def test_patterns_skip_subscript_samples_the_program_never_runs():
+    """Fuzz 2812:526: `umax` of a negative value at a sample of the parameters that no
+    run reaches stopped the campaign's report of the case (a generator verdict)."""
+    from fuzz.campaign import make_case
+    program, _ = make_case("2812:526")
+    assert "array_two_reads" in patterns(program)

@@ -34,7 +34,7 @@ case, so that a failure says which patterns its program has.
 """
 from __future__ import annotations
 
-from .interp import Footprint, footprint, ieval
+from .interp import Footprint, UndefinedRead, footprint, ieval
 from .program import (
     Assign,
     Bin,
@@ -184,11 +184,15 @@ def _differences(a: tuple[IExpr, ...], b: tuple[IExpr, ...], params: dict[str, i
             values = set()
             for k, iv in enumerate(_ITERATOR_SAMPLES):
                 env.update({it: iv + 3 * n * k for n, it in enumerate(iterators)})
-                values.add(ieval(x, env) - ieval(y, env))
+                try:
+                    values.add(ieval(x, env) - ieval(y, env))
+                except UndefinedRead:   # a sample the program never runs (`umax` of a negative value)
+                    continue
             if len(values) > 1:
                 kinds.add("iterators")
                 break
-            by_params.append(values.pop())
+            if values:
+                by_params.append(values.pop())
         else:
             kinds.add("parameters" if len(set(by_params)) > 1 else "constant")
     return kinds
