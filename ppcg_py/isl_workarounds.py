@@ -84,8 +84,9 @@ def anchored_leaves(schedule: isl.Schedule) -> isl.Schedule:
     return schedule.map_schedule_node_bottom_up(anchor)
 
 
-def ordered_sets(schedule: isl.Schedule) -> isl.Schedule:
-    """The same tree with each set node made a sequence of its children, in their order.
+def ordered_sets(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl.Schedule:
+    """The same tree with each set node whose children `dependences` relate made a
+    sequence of its children, in their order.
 
     isl's scheduler puts statements it finds independent under a set node, whose
     children the AST generator may print in any order. Under live-range reordering
@@ -93,11 +94,28 @@ def ordered_sets(schedule: isl.Schedule) -> isl.Schedule:
     2812:638: `returned = 0` apart from the loop that may set it), and the checks of
     this compiler (schedule_map, respects, changed_values) read a set's children in
     their order, as isl's get_map gives them, while the generator printed the second
-    first. A sequence makes the printed order the checked one.
+    first. A sequence makes the printed order the checked one. Children that no
+    dependence relates stay a set (any order is right, and the GPU mapper may run
+    them in one kernel).
     """
     def ordered(node: isl.ScheduleNode) -> isl.ScheduleNode:
-        if node.get_type() != isl.schedule_node_type.set:
+        try:
+            if node.get_type() != isl.schedule_node_type.set:
+                return node
+            filters = [node.child(k).filter_get_filter() for k in range(node.n_children())]
+            if not _related(filters, dependences):
+                return node
+            return node.insert_sequence(union_set_list(filters))
+        except Exception:   # nothing may raise through isl: keep what isl gave
             return node
-        filters = [node.child(k).filter_get_filter() for k in range(node.n_children())]
-        return node.insert_sequence(union_set_list(filters))
     return schedule.map_schedule_node_bottom_up(ordered)
+
+
+def _related(filters: list[isl.UnionSet], dependences: isl.UnionMap) -> bool:
+    """Whether a dependence joins instances of two different filters."""
+    for a, source in enumerate(filters):
+        from_here = dependences.intersect_domain(source)
+        for b, sink in enumerate(filters):
+            if a != b and not from_here.intersect_range(sink).is_empty():
+                return True
+    return False

@@ -76,7 +76,7 @@ def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnosti
                          f"of '{scop.function}'; keeping the original loop order (its parallel loops still "
                          "run on the GPU); --schedule-timeout sets the bound", scop.file, scop.start_line, 1)
         return mark_coincident(scop.schedule, coincidence)
-    schedule = ordered_sets(schedule)
+    schedule = ordered_sets(schedule, deps.all)
     if not _runs_every_instance(schedule, domain):
         # isl's tree has been seen to leave statements of its domain out of every leaf's
         # filter (fuzz 2812:181): code generated from it would never run them
