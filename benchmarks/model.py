@@ -9,7 +9,7 @@ quantity, each constant and what the model ignores.
 The launch sites, grids and host loops come from the generated host file (as
 benchmarks/mapping.py reads them), the references from the generated kernel file,
 and the work (statement executions, array footprints) from the compiler's own
-polyhedral description, counted exactly (benchmarks/points.py).
+polyhedral description, counted exactly (ppcg_py/points.py).
 
 Usage: python benchmarks/model.py [--dataset LARGE] [--gpu H100] [--ppcg-arg=--tile-size=16 ...]
            [--compare=ARGS] [--out FILE.md] [--csv FILE.csv] [kernels...]
@@ -37,7 +37,7 @@ from pycparser import c_ast, c_parser
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import mapping  # noqa: E402  (puts the repository root on sys.path)
-import points  # noqa: E402
+from ppcg_py import points  # noqa: E402
 from mapping import (TYPE_BYTES, CopySite, LaunchSite, NotConstant, OverBudget, c_value,  # noqa: E402
                      corner_environments, executions, names_in)
 from polybench.kernels import KERNELS, Kernel  # noqa: E402

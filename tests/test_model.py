@@ -1,4 +1,4 @@
-"""benchmarks/model.py and benchmarks/points.py: exact counts of integer points (against
+"""benchmarks/model.py and ppcg_py/points.py: exact counts of integer points (against
 isl's enumeration), the coalescing rule on kernel text and on small generated kernels,
 the Little's-law bound, and a whole program's numbers (gemm, jacobi-1d at MINI)."""
 from __future__ import annotations
@@ -24,7 +24,7 @@ def _load(name: str):
     return module
 
 
-points = _load("points")
+from ppcg_py import points  # noqa: E402
 model = _load("model")
 
 from polybench.kernels import by_name  # noqa: E402

@@ -84,13 +84,13 @@ def _copies(stderr: str) -> dict[str, tuple[int, int]]:
 
 
 # -- counts --------------------------------------------------------------------
-def test_a_rectangle_counts_exactly_and_a_triangle_is_marked_as_a_bound():
+def test_a_rectangle_counts_exactly_and_a_triangle_is_marked_as_not_a_box():
     fixed = isl.Set("[n, m] -> { : n = 100 and m = 50 }")
     universe = isl.Set("[n, m] -> { : }")
     rectangle = box(isl.Set("[n, m] -> { S[i, j] : 0 <= i < n and 0 <= j < m }"), universe, 3)
     assert value(rectangle, fixed) == 3 * 100 * 50 and exact(rectangle)
     triangle = box(isl.Set("[n, m] -> { S[i, j] : 0 <= i < n and 0 <= j <= i }"), universe)
-    assert value(triangle, fixed) == 100 * 100 and not exact(triangle)
+    assert value(triangle, fixed) == 100 * 101 / 2 and not exact(triangle)   # counted point by point
     assert value(rectangle, universe) is None            # the parameters are not known
     assert value(box(isl.Set("[n, m] -> { S[i] : 0 <= i < n }"), universe), isl.Set("[n, m] -> { : n = -3 and m = 0 }")) == 0
 
@@ -218,3 +218,13 @@ def test_a_host_file_that_stays_c_times_its_scops(tmp_path):
     assert (tmp_path / "v" / "generated" / "work_host.c").exists()
     kernels = _kernels((tmp_path / "v" / "forward.stderr").read_text())
     assert sorted(n for n, _ in kernels.values()) == [1, 7, 7], kernels
+
+
+def test_a_triangle_is_counted_point_by_point_where_the_parameters_are_known():
+    """At fixed parameters -v's operations are exact for any set (ppcg_py/points.py): the
+    triangle of syrk's update has n(n+1)/2 points per k, not its box's n^2."""
+    universe = isl.Set("[n, m] -> { : }")
+    triangle = box(isl.Set("[n, m] -> { S[k, i, j] : 0 <= k < m and 0 <= i < n and 0 <= j <= i }"), universe, 3)
+    assert value(triangle, isl.Set("[n, m] -> { : n = 120 and m = 10 }")) == 3 * 10 * 120 * 121 // 2
+    from ppcg_py.schedule.gpu.work import known_exactly
+    assert known_exactly(triangle) and not exact(triangle)

@@ -16,12 +16,14 @@ bound otherwise (a triangular nest counts twice its points); each count says whi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 import islpy as isl
 from pycparser import c_ast
 
 from ...extract.model import Scop, Statement
+from ... import points
 from ...isl_context import maps_of
 from ...gpu_targets import GpuTarget
 from .kernels import Kernel
@@ -40,6 +42,9 @@ class Box:
     where: isl.Set                      # a parameter set
     extents: tuple[isl.PwAff, ...]
     exact: bool                         # the set counted was its box
+    # the set a box bounds, counted point by point where the parameters are known
+    # (ppcg_py/points.py), if that is cheap enough
+    counted: isl.Set | None = None
 
     def times(self, other: Box) -> Box:
         return Box(self.weight * other.weight, self.where.intersect(other.where), self.extents + other.extents,
@@ -52,21 +57,44 @@ class Box:
             return 0.0
         if not where.is_equal(context):
             return None
-        total = self.weight
+        sizes = []
         for extent in self.extents:
             fixed = extent.intersect_params(context)
             low, high = fixed.min_val(), fixed.max_val()
             if not (low.is_int() and low.eq(high)):
                 return None
-            total *= low.to_python()
-        return float(total)
+            sizes.append(low.to_python())
+        if self.counted is not None and math.prod(sizes[:-2]) <= _OUTER_POINTS:
+            values = _parameter_values(context)
+            if values is not None:
+                return float(self.weight * points.count(self.counted, values))
+        return float(self.weight * math.prod(sizes))
+
+    @property
+    def known_exactly(self) -> bool:
+        """Exact, or exact once the parameters are known."""
+        return self.exact or self.counted is not None
+
+
+# the most outer points (all but the two innermost dimensions) counted one by one
+_OUTER_POINTS = 200_000
+
+
+def _parameter_values(context: isl.Set) -> dict[str, int] | None:
+    """The value of each parameter where `context` has one point, else None."""
+    if not context.is_singleton():
+        return None
+    point = context.sample_point()
+    return {context.get_dim_name(isl.dim_type.param, k):
+            point.get_coordinate_val(isl.dim_type.param, k).to_python()
+            for k in range(context.dim(isl.dim_type.param))}
 
 
 Count = tuple[Box, ...]     # a sum of boxes
 
 
 def scaled(count: Count, weight: float) -> Count:
-    return tuple(Box(b.weight * weight, b.where, b.extents, b.exact) for b in count)
+    return tuple(replace(b, weight=b.weight * weight) for b in count)
 
 
 def product(a: Count, b: Count) -> Count:
@@ -81,6 +109,11 @@ def value(count: Count, context: isl.Set) -> float | None:
 
 def exact(count: Count) -> bool:
     return all(b.exact for b in count)
+
+
+def known_exactly(count: Count) -> bool:
+    """Exact once the parameters are known (boxes, or sets counted point by point)."""
+    return all(b.known_exactly for b in count)
 
 
 def box(domain: isl.Set, context: isl.Set, weight: float = 1) -> Count:
@@ -104,7 +137,7 @@ def box(domain: isl.Set, context: isl.Set, weight: float = 1) -> Count:
             continue
         extents.append(extent)
     is_box = bounded and _is_box(domain)
-    return (Box(float(weight), params, tuple(extents), is_box),)
+    return (Box(float(weight), params, tuple(extents), is_box, None if is_box else domain),)
 
 
 def _is_box(domain: isl.Set) -> bool:
@@ -282,7 +315,9 @@ def describe(work: KernelWork, card: GpuTarget, context: isl.Set) -> str:
     parameter values the context fixes (else: measured at run time by --timing)."""
     flops, moved = value(work.flops, context), value(work.dram_bytes, context)
     precision = "FP64" if work.double else "FP32"
-    how = "" if work.exact else " (counted by boxes: upper bounds where a set is not rectangular)"
+    bounds = [what for what, count, known in (("flops", work.flops, known_exactly), ("DRAM bytes", work.dram_bytes, exact))
+              if not known(count)]
+    how = f" ({' and '.join(bounds)} counted by boxes: upper bounds where a set is not rectangular)" if bounds else ""
     if flops is None or moved is None:
         return (f"{work.kernel} work: depends on the parameters (--ctx or -D fixes them; --timing reports it "
                 f"at run time){how}")

@@ -2,9 +2,10 @@
 
 islpy comes without barvinok (no `card`), and isl's own `count_val` visits every
 point (a gemm at LARGE has 1.3e9), so the performance model (benchmarks/model.py)
-counts here. Each basic set of a disjoint decomposition becomes a system of integer
-constraints `a . x + c >= 0` (parameters replaced by their values, existentially
-quantified divisions lifted into variables of their own, which they determine). Then:
+and the kernels' work at fixed parameters (schedule/gpu/work.py, `-v`) count here.
+Each basic set of a disjoint decomposition becomes a system of integer constraints
+`a . x + c >= 0` (parameters replaced by their values, existentially quantified
+divisions lifted into variables of their own, which they determine). Then:
 
 - a variable that an equality with a unit coefficient determines is substituted away
   (a bijection: the count is unchanged);
