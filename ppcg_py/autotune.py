@@ -42,6 +42,13 @@ of the sizes is compiled, built with `gcc -O3 -march=native -fopenmp` and run.
 The best sizes go to a sizes file (`--sizes` syntax, `#` comments saying how they
 were found); the caller then compiles with them, and a later build reads the file
 with `--sizes-file` at no cost.
+
+**CUDA** (where a GPU is present): the same search over each kernel's tile sizes
+(`kernel[i] -> tile[...]`; blocks and grids follow from them as without `--sizes`),
+each variant compiled with `--timing`, built with `nvcc -O3` and run with its device
+code forced (`PPCG_PY_DEVICE=gpu`); its time is the sum of its kernels' times as the
+timing lines print them (copies and launches between them left out), and its array
+dump is checked against the first build's as above.
 """
 from __future__ import annotations
 
@@ -74,6 +81,8 @@ __all__ = ["CANDIDATES", "DEFAULT_BUDGET", "TuneResult", "TuneSettings", "refusa
 CANDIDATES = (8, 16, 32, 64, 128, 256, 512)   # 512: what the cache model gives an innermost member
 DEFAULT_BUDGET = 120.0
 CC = ("gcc", "-O3", "-march=native", "-fopenmp")
+NVCC_FLAGS = ("-O3", "-Xcompiler", "-fopenmp")
+_TIMING_LINE = re.compile(r"^ppcg-py timing: [\w.-]+: \d+ launches, ([\d.]+) ms total", re.M)
 NOISY = 0.05          # seconds: a run shorter than this is mostly start-up and noise
 SLOWER = 1.5           # a first run this much slower than the best: the variant is not run again
 _TIME_LINE = re.compile(r"^\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*$")   # as polybench/pipeline.py reads it
@@ -93,6 +102,9 @@ class TuneSettings:
     cc_args: tuple[str, ...] = ()      # more sources and flags for gcc (polybench.c, -lm, ...)
     runs: int = 3                      # timed runs per variant (the median counts)
     run_timeout: float = 600.0         # seconds for one run of the first build
+    # CUDA: builds a variant's .cu files (and cc_args) into an executable; None: nvcc
+    # (tests give the CPU emulation's build)
+    cuda_build: Callable[[Sequence[Path], Path, Sequence[str]], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +128,7 @@ class TuneResult:
     timer: str = "wall time"
     stopped_by_budget: bool = False
     beside: tuple[float, float] | None = None   # (start, best) timed side by side at the end
+    cuda: bool = False
 
     def summary(self) -> str:
         """The outcome in one line: the gain, measured fairly, or that the start stays."""
@@ -138,9 +151,10 @@ def _band_sizes(band: tuple[int, tuple[int, ...], tuple[int, ...], tuple[int, ..
 
 
 def with_tiles(options: Options, tiles: Tiles) -> Options:
-    """The options that tile with `tiles` (the cache model's sizes, chosen when no size is
-    given, would otherwise win over them)."""
-    return replace(options, sizes=sizes_text(tiles), cache_tiles=False, isolate_full_tiles=False)
+    """The options that tile with `tiles` (the cache model's sizes, or the GPU's, chosen
+    when no size is given, would otherwise win over them)."""
+    return replace(options, sizes=sizes_text(tiles), cache_tiles=False, device_sizes=False,
+                   isolate_full_tiles=False)
 
 
 def refusal(options: Options) -> str | None:
@@ -149,9 +163,9 @@ def refusal(options: Options) -> str | None:
         if not gpu_present():
             return ("--autotune: the CUDA target is timed on a GPU, and this machine has none "
                     "(no nvidia-smi that lists one); tune the C target here (--target=c --openmp --tile)")
-        return "--autotune: only the C target is tuned so far (--target=c --openmp --tile)"
+        return None
     if options.target != "c":
-        return "--autotune: only the C target is tuned so far (--target=c --openmp --tile)"
+        return "--autotune: the C target and CUDA are tuned (--target=c --openmp --tile, or a GPU)"
     if not options.tile:
         return "--autotune: needs --tile (it chooses the tile sizes of the tiled bands)"
     return None
@@ -198,32 +212,50 @@ class _Workbench:
     def __init__(self, source: Path, options: Options, settings: TuneSettings, workdir: Path) -> None:
         # the variants print nothing of their own: the user's dumps are for the final compilation
         self.source, self.settings, self.workdir = source, settings, workdir
-        self.options = replace(options, dumps=frozenset(), dump_after=(), verbose=False)
+        self.cuda = options.target == "cuda"
+        self.options = replace(options, dumps=frozenset(), dump_after=(), verbose=False, timing=self.cuda)
         names = {d.split("=")[0] for d in options.defines}
-        self.polybench_timer = "POLYBENCH_TIME" in names
+        # CUDA: the kernels' times, whatever the program prints
+        self.polybench_timer = "POLYBENCH_TIME" in names and not self.cuda
         self.check_defines = (DUMP_DEFINE,) if self.polybench_timer and DUMP_DEFINE not in names else ()
         self._count = 0
 
-    def compile(self, tiles: Tiles | None) -> tuple[str, Tiles]:
-        """The generated C text and the tiles it used (None: the options' own sizes)."""
+    def compile(self, tiles: Tiles | None) -> tuple[dict[str, str], Tiles]:
+        """The generated files (name -> text) and the tiles they used (None: the options'
+        own sizes)."""
         from .driver import compile_bounded
 
         options = self.options if tiles is None else with_tiles(self.options, tiles)
         # the variants' warnings (a register block that does not fit its tile) are the
         # search's business; the final compilation warns as any other
         files = compile_bounded(str(self.source), options, Diagnostics(echo=False))
-        (_, text), = files.items()
-        return text, tuple((n, ks.tile, ks.register, ks.order, ks.isolated) for n, ks in files.sizes)
+        return dict(files.items()), tuple((n, ks.tile, ks.register, ks.order, ks.isolated) for n, ks in files.sizes)
 
-    def build(self, text: str) -> _Built:
-        """The executables of one generated text; BuildError says why there are none."""
+    def build(self, files: dict[str, str]) -> _Built:
+        """The executables of one variant's files; BuildError says why there are none."""
         self._count += 1
-        c_file = self.workdir / f"variant{self._count}" / f"{self.source.stem}.ppcg.c"
-        c_file.parent.mkdir()
-        c_file.write_text(text)
-        exe = self._gcc(c_file, c_file.parent / self.source.stem, ())
-        check = self._gcc(c_file, c_file.parent / "check", self.check_defines) if self.check_defines else None
+        folder = self.workdir / f"variant{self._count}"
+        folder.mkdir()
+        for name, text in files.items():
+            (folder / name).write_text(text)
+        if self.cuda:
+            exe = folder / self.source.stem
+            self._cuda_build(sorted(folder.glob("*.cu")), exe)
+            return _Built(exe)
+        (name, _), = files.items()
+        c_file = folder / name
+        exe = self._gcc(c_file, folder / self.source.stem, ())
+        check = self._gcc(c_file, folder / "check", self.check_defines) if self.check_defines else None
         return _Built(exe, check)
+
+    def _cuda_build(self, cu_files: list[Path], exe: Path) -> None:
+        flags = preprocessor_flags((*self.options.include_dirs, self.source.parent), self.options.defines)
+        if self.settings.cuda_build is not None:
+            self.settings.cuda_build(cu_files, exe, flags)
+            return
+        from .verify.nvcc import DEFAULT_ARCH, nvcc_path
+        run_tool([nvcc_path() or "nvcc", *NVCC_FLAGS, f"-arch={DEFAULT_ARCH}", *flags, *cu_files,
+                  *self.settings.cc_args, "-o", exe, "-lm"], timeout=600)
 
     def _gcc(self, c_file: Path, exe: Path, more_defines: tuple[str, ...]) -> Path:
         # the input's folder: the generated file includes what the input includes with "..."
@@ -233,14 +265,24 @@ class _Workbench:
         return exe
 
     def run(self, exe: Path, timeout: float, keep_stderr: bool = True) -> _Run:
-        """One run; only a checked run keeps stderr (where a PolyBench dump goes)."""
+        """One run; only a checked run keeps stderr (where a PolyBench dump goes), and
+        every CUDA run (where the kernels' times go)."""
         start = time.perf_counter()
-        proc = run_program([exe], timeout=timeout, env=dict(os.environ), keep_stderr=keep_stderr)
+        env = {**os.environ, "PPCG_PY_DEVICE": "gpu"} if self.cuda else dict(os.environ)
+        proc = run_program([exe], timeout=timeout, env=env, keep_stderr=keep_stderr or self.cuda)
         proc.stderr = proc.stderr or ""
         wall = time.perf_counter() - start
         if proc.returncode != 0:
             return _Run(proc, None, wall)
+        if self.cuda:
+            return _Run(proc, kernel_seconds(proc.stderr), wall)
         return _Run(proc, polybench_time(proc.stdout) if self.polybench_timer else wall, wall)
+
+
+def kernel_seconds(stderr: str) -> float | None:
+    """The kernels' time `--timing` printed: the sum of their totals (None: no line)."""
+    totals = [float(m.group(1)) for m in _TIMING_LINE.finditer(stderr)]
+    return sum(totals) * 1e-3 if totals else None
 
 
 def polybench_time(stdout: str) -> float | None:
@@ -278,7 +320,8 @@ class _Reference:
 
 
 def _output_text(proc: subprocess.CompletedProcess[str], polybench_timer: bool) -> str:
-    """stdout and stderr, without the time PolyBench prints (it changes every run)."""
+    """stdout and stderr, without the times PolyBench and --timing print (they change
+    every run)."""
     stdout = proc.stdout
     if polybench_timer:
         lines = stdout.splitlines()
@@ -287,7 +330,8 @@ def _output_text(proc: subprocess.CompletedProcess[str], polybench_timer: bool) 
                 del lines[k]
                 break
         stdout = "\n".join(lines)
-    return stdout + "\0" + proc.stderr
+    stderr = "".join(line for line in proc.stderr.splitlines(keepends=True) if not line.startswith("ppcg-py timing:"))
+    return stdout + "\0" + stderr
 
 
 def _reference(runs: Sequence[_Run], defines: Sequence[str], polybench_timer: bool) -> _Reference:
@@ -325,8 +369,8 @@ class _Search:
     def first(self) -> Measurement:
         """The starting sizes, measured without regard to the budget: the reference."""
         try:
-            text, tiles = self.bench.compile(None)
-            built = self.bench.build(text)
+            files, tiles = self.bench.compile(None)
+            built = self.bench.build(files)
         except BuildError as exc:
             raise CompileError(f"--autotune: the first build failed: {_first_line(exc.stderr)}",
                                str(self.bench.source)) from None
@@ -358,14 +402,14 @@ class _Search:
         if time.monotonic() >= self.deadline:
             raise _BudgetSpent
         try:
-            text, used = self.bench.compile(tiles)
+            files, used = self.bench.compile(tiles)
         except CompileError as exc:
             self._record(Measurement(tiles, None, f"ppcg-py failed: {exc.message}"), None)
             return
         if used != tiles and used in self.tried:    # the sizes of a variant tried already, once fitted
             self.tried[tiles] = self.tried[used]
             return
-        measured, exe = self._measure(used, text)
+        measured, exe = self._measure(used, files)
         assert self.best is not None and self.best.seconds is not None
         if exe is not None and measured.seconds is not None and not measured.note and \
                 measured.seconds < self.best.seconds:
@@ -403,11 +447,11 @@ class _Search:
             return replace(challenger, seconds=seconds)
         return Measurement(challenger.tiles, seconds, f"not faster timed beside the best: {self.best.seconds:.4g} s")
 
-    def _measure(self, tiles: Tiles, text: str) -> tuple[Measurement, Path | None]:
-        """The variant compiled to `text` with `tiles` (the sizes the compiler used)."""
+    def _measure(self, tiles: Tiles, files: dict[str, str]) -> tuple[Measurement, Path | None]:
+        """The variant compiled to `files` with `tiles` (the sizes the compiler used)."""
         assert self.best is not None and self.best.seconds is not None and self.reference is not None
         try:
-            built = self.bench.build(text)
+            built = self.bench.build(files)
         except BuildError as exc:
             return Measurement(tiles, None, f"build failed: {_first_line(exc.stderr)}"), None
         if built.check_exe is not None and (why := self._wrong(self.bench.run(built.check_exe, self.patience))):
@@ -522,7 +566,7 @@ def _sweep(search: _Search) -> None:
     every combination; a band of more moves one member at a time, each from the best so
     far (so that the members' choices compound), then its register block's shapes."""
     assert search.best is not None
-    for band, *_ in search.best.tiles:
+    for band, *_ in ([] if search.bench.cuda else search.best.tiles):    # the C target's code variants
         current, _, order, isolated = _band(search.best.tiles, band)
         if current:     # a tiled band: its full tiles apart, or back together
             search.attempt(_with_band(search.best.tiles, band, current, isolated=not isolated))
@@ -534,7 +578,7 @@ def _sweep(search: _Search) -> None:
             for shape in band_variants(current, search.settings.candidates, member):
                 search.attempt(_with_band(search.best.tiles, band, shape))
         current, register, _, _ = _band(search.best.tiles, band)
-        for block in register_variants(register):
+        for block in [] if search.bench.cuda else register_variants(register):
             search.attempt(_with_band(search.best.tiles, band, current, block))
 
 
@@ -549,12 +593,13 @@ def tune(source: Path, options: Options, settings: TuneSettings,
     with tempfile.TemporaryDirectory(prefix="ppcg-py-autotune-") as workdir:
         bench = _Workbench(source, options, settings, Path(workdir))
         search = _Search(bench, settings, say)
-        timer = "PolyBench's printed time" if bench.polybench_timer else "wall time"
+        timer = "the kernels' --timing times" if bench.cuda else \
+            "PolyBench's printed time" if bench.polybench_timer else "wall time"
         say(f"autotune: {source.name}: timing {settings.runs} runs per variant ({timer}), "
             f"budget {settings.budget:g} s, tile sizes from {', '.join(map(str, settings.candidates))}")
         start = search.first()
         if not start.tiles:
-            say("warning: no band was tiled: nothing to tune")
+            say("warning: no kernel was tiled: nothing to tune" if bench.cuda else "warning: no band was tiled: nothing to tune")
         elif start.seconds is not None and start.seconds < NOISY:
             say(f"warning: the program runs for {start.seconds * 1e3:.3g} ms: noise may decide between "
                 "variants (a larger problem size times better)")
@@ -577,7 +622,7 @@ def tune(source: Path, options: Options, settings: TuneSettings,
                     f"side{'' if beside is None else f' ({beside[1]:.4g} s against {beside[0]:.4g} s)'}: "
                     "keeping the starting sizes")
                 best, beside = start, None
-        return TuneResult(start, best, list(search.tried.values()), elapsed, timer, stopped, beside)
+        return TuneResult(start, best, list(search.tried.values()), elapsed, timer, stopped, beside, bench.cuda)
 
 
 # -- the sizes file and the caller's options -----------------------------------------
@@ -586,7 +631,7 @@ def tune(source: Path, options: Options, settings: TuneSettings,
 def sizes_file_contents(source: Path, result: TuneResult, settings: TuneSettings) -> str:
     """The sizes file: how the sizes were found, as comments, then the sizes, one band a line."""
     threads = os.environ.get("OMP_NUM_THREADS", "unset")
-    compiler = shlex.join([*CC, *settings.cc_args])
+    compiler = shlex.join([*(("nvcc", *NVCC_FLAGS) if result.cuda else CC), *settings.cc_args])
     lines = [
         f"# ppcg-py --autotune for {source.name}, {datetime.now():%Y-%m-%d %H:%M}: "
         f"{len(result.tried)} variants in {result.elapsed:.0f} s (budget {settings.budget:g} s"

@@ -1,6 +1,6 @@
-"""`--sizes-file` and `--autotune` (C target): the file is `--sizes` with comments, its
-text and `--dump-sizes` feed each other, and the tuner writes a file that the final
-output uses."""
+"""`--sizes-file` and `--autotune` (C target, and CUDA where a GPU is: here through the
+CPU emulation): the file is `--sizes` with comments, its text and `--dump-sizes` feed
+each other, and the tuner writes a file that the final output uses."""
 from __future__ import annotations
 
 import subprocess
@@ -124,7 +124,7 @@ def test_bad_sizes_file_is_an_error_at_the_file(program, tmp_path, capsys, conte
 
 @pytest.mark.parametrize("args, message", [
     (("--target=cuda",), "has none"),               # this test makes the machine have no GPU
-    (("--target=opencl",), "only the C target"),
+    (("--target=opencl",), "the C target and CUDA are tuned"),
     (("--target=c",), "needs --tile"),
 ])
 def test_autotune_refuses_what_it_cannot_time(program, monkeypatch, capsys, args, message):
@@ -246,8 +246,8 @@ def test_autotune_discards_a_variant_that_computes_something_else(program, tmp_p
     compile_ = autotune._Workbench.compile
 
     def wrong(self, tiles):
-        text, used = compile_(self, tiles)
-        return (text if tiles is None else text.replace("+=", "-=")), used
+        files, used = compile_(self, tiles)
+        return (files if tiles is None else {name: text.replace("+=", "-=") for name, text in files.items()}), used
 
     monkeypatch.setattr(autotune._Workbench, "compile", wrong)
     status, _, _, err = _compile(program, tmp_path / "out", "-S", "32", "--autotune", "--autotune-budget", "2",
@@ -257,3 +257,49 @@ def test_autotune_discards_a_variant_that_computes_something_else(program, tmp_p
     assert "kernel[0] -> tile[32, 32, 32]; kernel[0] -> register[2, 16]; kernel[0] -> order[0, 2, 1];\n  " \
         "kernel[1] -> tile[32, 32]; kernel[1] -> order[0, 1] }" in \
         (tmp_path / "out" / "product.sizes").read_text()
+
+
+def _emulated_build(cu_files, exe, flags):
+    """The CUDA search's builds, here: the CPU emulation of CUDA (its events time the kernels)."""
+    from ppcg_py.verify.emulate import build_emulated
+    includes = [f[2:] for f in flags if f.startswith("-I")]
+    defines = [f[2:] for f in flags if f.startswith("-D")]
+    build_emulated(cu_files, exe, include_dirs=includes, defines=defines)
+
+
+def test_the_cuda_search_times_kernels_and_checks_each_variant(program, tmp_path):
+    """Where a GPU is present the same search runs over the kernels' tile sizes, each
+    variant timed by its --timing lines and checked against the first build's output;
+    here the emulation stands in for nvcc and the GPU."""
+    from ppcg_py.options import Options
+    options = Options(target="cuda", output_dir=str(tmp_path / "out"))
+    settings = autotune.TuneSettings(budget=20, candidates=(8, 16, 32), runs=1, cuda_build=_emulated_build)
+    lines: list[str] = []
+    result = autotune.tune(program, options, settings, lines.append)
+    assert result.cuda and result.timer == "the kernels' --timing times"
+    assert result.start.seconds is not None and result.start.tiles, lines
+    assert len(result.tried) > 1, lines
+    assert all(t.tiles[0][2:] == ((), (), False) for t in result.tried)     # tile sizes alone vary
+    assert not any("differs" in t.note for t in result.tried), [t.note for t in result.tried]
+    text = autotune.sizes_file_contents(program, result, settings)
+    assert "built with nvcc -O3" in text and "kernel[0] -> tile[" in text, text
+
+
+def test_a_cuda_variant_that_computes_otherwise_is_discarded(program, tmp_path, monkeypatch):
+    """A variant whose kernels compute another result (simulated by changing the
+    program's output text) loses, whatever its time."""
+    from ppcg_py.options import Options
+    calls = {"n": 0}
+
+    def build(cu_files, exe, flags):
+        calls["n"] += 1
+        if calls["n"] > 1:    # every variant after the first prints another sum
+            host = next(f for f in cu_files if f.name.endswith("_host.cu"))
+            host.write_text(host.read_text().replace('printf("%.10g\\n", sum);', 'printf("%.10g\\n", sum + 1);'))
+        _emulated_build(cu_files, exe, flags)
+
+    options = Options(target="cuda", output_dir=str(tmp_path / "out"))
+    settings = autotune.TuneSettings(budget=8, candidates=(8, 16), runs=1, cuda_build=build)
+    result = autotune.tune(program, options, settings, lambda line: None)
+    assert result.best.tiles == result.start.tiles
+    assert any("differs from the first build" in t.note for t in result.tried), [t.note for t in result.tried]
