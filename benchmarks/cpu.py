@@ -6,7 +6,10 @@ compiler that builds OpenMP code, a thread count. The columns are:
 - `gcc`: `gcc -O3 -march=native` on the original program, the baseline of every speedup;
 - `ppcg-py Nt`: `ppcg-py --target=c --openmp --tile [--ppcg-arg ...]`, its `NAME.ppcg.c`
   built with `gcc -O3 -march=native -fopenmp`, run with OMP_NUM_THREADS=N per --threads;
-- one column (per thread count) for each --tool, e.g. Polly through Debian's clang-14.
+- one column (per thread count) for each --tool, e.g. Polly through Debian's clang-14;
+- one column per thread count for each --prebuilt NAME=FOLDER: another tool's outputs
+  made beforehand, FOLDER/KERNEL/ holding one `.c` file per kernel (Pluto's
+  `KERNEL.pluto.c`, for instance), built as ppcg-py's are.
 
 Times are PolyBench's own (`-DPOLYBENCH_TIME`: the seconds around the kernel's call), the
 median of --repeat runs; the variants of a kernel run round robin, one run of each per
@@ -51,7 +54,7 @@ from ppcg_py.verify.dump import Dump, DumpError, compare_dumps, parse_dump, tole
 from ppcg_py.verify.harness import run_ppcg  # noqa: E402
 from ppcg_py.verify.tools import BuildError, preprocessor_flags, run_program, run_tool  # noqa: E402
 
-__all__ = ["BUILTIN_TOOLS", "Compiler", "Variant", "expand_template", "main", "parse_tool"]
+__all__ = ["BUILTIN_TOOLS", "Compiler", "Variant", "expand_template", "main", "parse_prebuilt", "parse_tool"]
 
 # The placeholders of a command template; each stands for a list of arguments.
 PLACEHOLDERS = {
@@ -101,6 +104,15 @@ class Compiler:
     name: str
     template: str
     from_ppcg: bool = False  # builds ppcg-py's NAME.ppcg.c rather than the original
+    prebuilt: Path | None = None  # builds FOLDER/KERNEL/*.c, another tool's output made beforehand
+
+    def program(self, kernel: str) -> Path:
+        """A prebuilt tool's output for `kernel`: the one .c file of its folder."""
+        assert self.prebuilt is not None
+        found = sorted((self.prebuilt / kernel).glob("*.c"))
+        if len(found) != 1:
+            raise StepFailed(f"no single .c file in {self.prebuilt / kernel}")
+        return found[0]
 
     @property
     def executable(self) -> str:
@@ -144,6 +156,17 @@ def check_template(template: str) -> None:
         raise TemplateError(f"{template!r} lacks {', '.join('{' + m + '}' for m in sorted(missing))}")
     if not shlex.split(template) or template.lstrip().startswith("{"):
         raise TemplateError(f"{template!r} does not start with a compiler")
+
+
+def parse_prebuilt(spec: str) -> Compiler:
+    """`NAME=FOLDER`: another tool's outputs, built with gcc -fopenmp as ppcg-py's."""
+    name, sep, folder = spec.partition("=")
+    name = name.strip()
+    if not sep or not name or name in {"gcc", "ppcg-py"}:
+        raise TemplateError(f"--prebuilt {spec!r}: write NAME=FOLDER (a name other than gcc and ppcg-py)")
+    if not Path(folder).is_dir():
+        raise TemplateError(f"--prebuilt {spec!r}: {folder} is not a folder")
+    return Compiler(name, PPCG_TEMPLATE, prebuilt=Path(folder).resolve())
 
 
 def parse_tool(spec: str) -> Compiler:
@@ -300,7 +323,8 @@ class KernelRun:
 
     def build(self, compiler: Compiler, dataset: str, purpose: str) -> Path:
         """The compiler's executable for this kernel; StepFailed says why there is none."""
-        program = self.ppcg_output(dataset) if compiler.from_ppcg else self.bench.source
+        program = self.ppcg_output(dataset) if compiler.from_ppcg else \
+            compiler.program(self.bench.name) if compiler.prebuilt is not None else self.bench.source
         exe = self.workdir / f"{compiler.name}-{purpose}"
         argv = expand_template(compiler.template, {
             "src": [str(program), str(self.bench.polybench_c)],
@@ -646,6 +670,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="extra ppcg-py option (repeatable); write --ppcg-arg=--tile-size=64 for dashes")
     p.add_argument("--tool", action="append", default=[], metavar="NAME[=TEMPLATE]",
                    help="another compiler (repeatable; see below)")
+    p.add_argument("--prebuilt", action="append", default=[], metavar="NAME=FOLDER",
+                   help="another tool's outputs made beforehand: FOLDER/KERNEL/ holds one .c file per kernel "
+                        "(e.g. Pluto's KERNEL.pluto.c), built with gcc -O3 -march=native -fopenmp and timed and "
+                        "checked like the others (repeatable)")
     p.add_argument("-D", "--define", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
                    help="extra macro for every build and for ppcg-py")
     p.add_argument("--polybench-root", type=Path, metavar="DIR",
@@ -699,11 +727,11 @@ def main(argv: Sequence[str] | None = None, *, stream: TextIO | None = None) -> 
 
     try:
         benchmarks = chosen(args.polybench_root, args.kernels)
-        tools = [parse_tool(spec) for spec in args.tool]
+        tools = [parse_tool(spec) for spec in args.tool] + [parse_prebuilt(spec) for spec in args.prebuilt]
     except (FileNotFoundError, SelectionError, TemplateError) as exc:
         return usage_error(str(exc))
     if len({t.name for t in tools}) != len(tools):
-        return usage_error("two --tool entries have the same name")
+        return usage_error("two --tool or --prebuilt entries have the same name")
     wanted = [Compiler("gcc", BASELINE_TEMPLATE), Compiler("ppcg-py", PPCG_TEMPLATE, from_ppcg=True), *tools]
     compilers, versions, skipped = available_compilers(wanted)
     if compilers[:1] != wanted[:1]:

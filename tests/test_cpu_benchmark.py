@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -130,3 +131,24 @@ def test_openblas_gemm_replaces_the_scop_by_one_dgemm_call():
 def test_openblas_gemm_checks_and_times_both(capsys):
     assert _openblas_gemm().main(["--dataset", "MINI", "--repeat", "1"]) == 0
     assert "of OpenBLAS's speed (results equal at SMALL)" in capsys.readouterr().out
+
+
+def test_a_prebuilt_folder_is_a_tool(tmp_path):
+    """Another tool's outputs made beforehand (here: gemm's own source as its 'output'):
+    a column per thread count, checked and timed; a kernel it has no output for fails."""
+    folder = tmp_path / "other"
+    (folder / "gemm").mkdir(parents=True)
+    shutil.copy(Path(__file__).resolve().parent.parent / "polybench/linear-algebra/blas/gemm/gemm.c", folder / "gemm" / "gemm.other.c")
+    out = tmp_path / "out"
+    stream = io.StringIO()
+    status = cpu.main(["--kernels", "gemm,atax", "--dataset", "MINI", "--repeat", "1", "--threads", "1",
+                       "--prebuilt", f"other={folder}", "--no-plot", "--out", str(out)], stream=stream)
+    results = json.loads((out / "results.json").read_text())
+    cells = {k["name"]: k["results"] for k in results["kernels"]}
+    assert cells["gemm"]["other 1t"]["status"] == "ok", cells["gemm"]
+    assert cells["atax"]["other 1t"]["status"] == "failed" and "no single .c file" in cells["atax"]["other 1t"]["error"]
+    assert status == 1     # a failed cell
+
+
+def test_a_prebuilt_tool_needs_a_folder(tmp_path):
+    assert cpu.main(["--kernels", "gemm", "--prebuilt", f"x={tmp_path / 'none'}", "--out", str(tmp_path)]) == 2
