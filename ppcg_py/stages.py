@@ -30,7 +30,7 @@ from .options import Options
 from .schedule.cpu import CpuSchedule, schedule_for_cpu
 from .schedule.gpu import GpuSchedule, schedule_scop
 from .schedule.gpu.device_loops import DEVICE_LOOP
-from .schedule.gpu.work import describe as describe_work, kernel_work
+from .schedule.gpu.work import describe as describe_work
 from .schedule.plan import ScheduledScop, used_sizes
 from .schedule.sizes import format_sizes
 from .watchdog import Progress, Step, StepTooLong
@@ -303,8 +303,7 @@ def _report(plans, card: GpuTarget) -> None:
                         "and the kernels next to it)") if kernel.launched_in else ""), file=sys.stderr)
             for g in kmem.groups:
                 print(f"ppcg-py:   {kernel.name} group {g.array}: {_placement(g)} ({g.reason})", file=sys.stderr)
-            print(f"ppcg-py:   {describe_work(kernel_work(scheduled.scop, kernel), card, scheduled.scop.context)}",
-                  file=sys.stderr)
+            print(f"ppcg-py:   {describe_work(scheduled.scop, kernel, card)}", file=sys.stderr)
         for dev in plan.arrays:
             print(f"ppcg-py:   {dev.array.name}: copy in {'yes' if dev.copy_in else 'no'}, "
                   f"copy out {'yes' if dev.copy_out else 'no'}", file=sys.stderr)

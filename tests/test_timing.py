@@ -228,3 +228,11 @@ def test_a_triangle_is_counted_point_by_point_where_the_parameters_are_known():
     assert value(triangle, isl.Set("[n, m] -> { : n = 120 and m = 10 }")) == 3 * 10 * 120 * 121 // 2
     from ppcg_py.schedule.gpu.work import known_exactly
     assert known_exactly(triangle) and not exact(triangle)
+
+
+def test_an_extent_isl_cannot_evaluate_leaves_the_count_unknown():
+    """Fuzz 2813:214: a rational extent (`n/2`) made isl's extremes fail inside -v's report
+    (an internal error of every compilation with -v); the count is now unknown instead."""
+    from ppcg_py.schedule.gpu.work import Box
+    rational = Box(1.0, isl.Set("[n] -> { : }"), (isl.PwAff("[n] -> { [(n/2)] }"),), True)
+    assert value((rational,), isl.Set("[n] -> { : n = 5 }")) is None

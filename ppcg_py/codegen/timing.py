@@ -10,6 +10,8 @@ its work goes to the launch's record.
 """
 from __future__ import annotations
 
+import islpy as isl
+
 from ..schedule.gpu import GpuSchedule
 from ..schedule.gpu.work import kernel_work
 from .counts import CountPrinter
@@ -22,8 +24,11 @@ def timing_work(scheduled: GpuSchedule) -> list[str]:
     for kernel in scheduled.kernels:
         work = kernel_work(scheduled.scop, kernel)
         timed_as = kernel.launched_in or kernel.name
-        lines.append(f'ppcg_py_timing_work("{timed_as}", {printer.count(work.flops)}, '
-                     f'{printer.count(work.dram_bytes)});')
+        try:
+            flops, moved = (printer.count(work.flops), printer.count(work.dram_bytes)) if work else ("0.0", "0.0")
+        except isl.Error:     # a count isl cannot print: the kernel's time without rates
+            flops, moved = "0.0", "0.0"
+        lines.append(f'ppcg_py_timing_work("{timed_as}", {flops}, {moved});')
     return lines
 
 

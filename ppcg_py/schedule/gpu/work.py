@@ -59,8 +59,11 @@ class Box:
             return None
         sizes = []
         for extent in self.extents:
-            fixed = extent.intersect_params(context)
-            low, high = fixed.min_val(), fixed.max_val()
+            try:
+                fixed = extent.intersect_params(context)
+                low, high = fixed.min_val(), fixed.max_val()
+            except isl.Error:       # a rational extent isl's extremes refuse (fuzz 2813:214)
+                return None
             if not (low.is_int() and low.eq(high)):
                 return None
             sizes.append(low.to_python())
@@ -206,7 +209,16 @@ class KernelWork:
         return exact(self.flops) and exact(self.dram_bytes)
 
 
-def kernel_work(scop: Scop, kernel: Kernel) -> KernelWork:
+def kernel_work(scop: Scop, kernel: Kernel) -> KernelWork | None:
+    """The kernel's work, or None where isl cannot count it (the report then says so,
+    and --timing records no work for it)."""
+    try:
+        return _kernel_work(scop, kernel)
+    except isl.Error:
+        return None
+
+
+def _kernel_work(scop: Scop, kernel: Kernel) -> KernelWork:
     statements = {s.name: s for s in scop.statements}
     types = {a.name: a.element_type.split()[-1] for a in scop.arrays}
     parts = [s for s in sets(kernel.domain) if s.get_tuple_name() in statements]
@@ -310,17 +322,23 @@ def roofline_bound(flops: float, dram_bytes: float, card: GpuTarget, double: boo
     return max(compute, memory), "compute-bound" if compute >= memory else "memory-bound"
 
 
-def describe(work: KernelWork, card: GpuTarget, context: isl.Set) -> str:
+def describe(scop: Scop, kernel: Kernel, card: GpuTarget) -> str:
     """-v/--report: the kernel's work, arithmetic intensity and roofline bound at the
     parameter values the context fixes (else: measured at run time by --timing)."""
-    flops, moved = value(work.flops, context), value(work.dram_bytes, context)
+    work = kernel_work(scop, kernel)
+    if work is None:
+        return f"{kernel.name} work: not counted (isl cannot bound its sets)"
+    try:
+        flops, moved = value(work.flops, scop.context), value(work.dram_bytes, scop.context)
+    except isl.Error:
+        flops = moved = None
     precision = "FP64" if work.double else "FP32"
     bounds = [what for what, count, known in (("flops", work.flops, known_exactly), ("DRAM bytes", work.dram_bytes, exact))
               if not known(count)]
     how = f" ({' and '.join(bounds)} counted by boxes: upper bounds where a set is not rectangular)" if bounds else ""
     if flops is None or moved is None:
         return (f"{work.kernel} work: depends on the parameters (--ctx or -D fixes them; --timing reports it "
-                f"at run time){how}")
+                "at run time)")
     peak = card.fp64_flops if work.double else card.fp32_flops
     seconds, bound = roofline_bound(flops, moved, card, work.double)
     intensity = f"{flops / moved:.3g} flops/byte" if moved else "no DRAM traffic"
