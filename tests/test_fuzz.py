@@ -46,3 +46,21 @@ def test_random_program_with_register_blocks(name, tmp_path):
     generated = sorted(tmp_path.rglob("*.ppcg.c"))
     assert generated and any("reg_" in p.read_text() for p in generated), \
         f"{name} no longer gets register blocks: pick cases that do (tests/fuzz/idioms.py, product)"
+
+
+# Cases with a time-iterated stencil over new grids (`idioms.stencil`): Gauss-Seidel in
+# place, Jacobi with a `% 2` time dimension, Jacobi with two arrays; on the C target
+# (tiled, 1, 2 and 4 threads) and on CUDA (two thread orders).
+STENCILS = ("93:3", "93:6", "93:32", "93:46")
+
+
+@pytest.mark.parametrize("target", ["c", "cuda"])
+@pytest.mark.parametrize("name", STENCILS)
+def test_random_program_with_a_stencil(name, target, tmp_path):
+    program, args = make_case(name, target=target)
+    assert "field" in render(program) or "fnext" in render(program), \
+        f"{name} no longer has a stencil: pick cases that do (tests/fuzz/idioms.py, stencil)"
+    outcome = run_case(render(program), program, args, tmp_path, use_nvcc=False, cpu_limit=CPU_LIMIT_S)
+    assert outcome.verdict == "pass", (
+        f"{outcome.verdict} {outcome.detail}\n{outcome.message[:3000]}\n"
+        f"replay: cd tests && python -m fuzz --target {target} --replay {name} [--shrink-one --save]")

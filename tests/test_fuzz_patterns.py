@@ -24,7 +24,7 @@ NEW = ("scalar_private", "scalar_accumulate", "scalar_after_loop", "scalar_carri
 # statements: the idioms' tests leave them out on both sides
 NO_FORMS = dict(early_returns=False, pencil=False, member_calls=False, c_only=False)
 OFF = Features(scalar_flow=False, local_scopes=False, array_overlap=False, dynamic=False, external=False,
-               products=False, **NO_FORMS)
+               products=False, stencils=False, **NO_FORMS)
 
 N = (("n", 6),)
 A1 = ArrayDecl("A", "double", 1)

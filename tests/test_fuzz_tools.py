@@ -236,6 +236,19 @@ def test_matrix_products_unless_turned_off():
     assert all(on[k] == off[k] for k in range(30) if "prod" not in on[k])
 
 
+def test_stencils_unless_turned_off():
+    """About two programs in ten get a time loop around sweeps over new grids (`fieldN`,
+    `fnextN`), at a SCoP's top level; turned off, none, and the others stay what they were."""
+    from fuzz.generate import Features as F
+    on = [render(generate(f"stencils:{k}")) for k in range(40)]
+    with_stencil = [k for k, t in enumerate(on) if re.search(r"\bf(?:ield|next)\d*\[", t)]
+    assert 3 <= len(with_stencil) <= 16, len(with_stencil)
+    off = [render(generate(f"stencils:{k}", F(stencils=False))) for k in range(40)]
+    assert all(on[k] == off[k] for k in range(40) if k not in with_stencil)
+    assert any(re.search(r"\[\(\w + 1\) % 2\]", on[k]) for k in with_stencil) or \
+        any("fnext" in on[k] for k in with_stencil)     # a Jacobi shape among them
+
+
 _CONDITIONING = r"""
 #include <math.h>
 #include <stdio.h>

@@ -86,6 +86,7 @@ class Features:
     empty: bool = True           # `#pragma scop` regions with nothing or only a declaration in them
     bitwise: bool = True         # integer updates `^=`, `|=`, `&=` (reductions of every exact operator)
     products: bool = True        # matrix-product nests into a new array (`idioms.product`: register blocks)
+    stencils: bool = True        # a time loop around sweeps over new grids (`idioms.stencil`)
     # forms of real C the front end learnt (`forms`, a random stream of their own):
     early_returns: bool = True   # helpers of the file that return before their end
     pencil: bool = True          # imin/imax/umin/umax, __pencil_assume, __pencil_kill
@@ -484,6 +485,7 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
                           split_functions=n_scops > 1 and gen.chance(0.4),
                           minmax_macros=gen.chance(0.7), iterators_in_for=gen.chance(0.7))
         program = enrich(program, gen, str(seed), _attempt, features)
+        program = _with_stencil(program, gen, str(seed), _attempt, features)
         if features.external:
             from .external import add_external_calls
             program = add_external_calls(program, gen, f"{seed}:{_attempt}")
@@ -549,3 +551,8 @@ def enrich(program: Program, gen: Generator, seed: str, attempt: int, features: 
     """`program` with the idioms of `idioms` (imported here: it builds on this module)."""
     from .idioms import enrich as insert_idioms
     return insert_idioms(program, gen, seed, attempt, features)
+
+
+def _with_stencil(program: Program, gen: Generator, seed: str, attempt: int, features: Features) -> Program:
+    from .idioms import replace_arrays, with_stencil
+    return with_stencil(program, replace_arrays(gen, program), seed, attempt, features)

@@ -25,6 +25,12 @@ inserts it at a random place of the finished program:
     products       product    `for i, j: { P[i][j] *= c; for k: P[i][j] += A[i][k] * B[k][j]; }`
     (products)                into a new array: gemm's and syrk's shape, which the C target
                               keeps in register blocks (a stream of its own, after the others)
+    stencils       stencil    a time loop around sweeps of 1 to 3 space dimensions over new
+    (stencils)                arrays: Jacobi with two arrays (the second copied back, as
+                              PolyBench), Jacobi in one array with a `% 2` time dimension (as
+                              Pluto's examples), or Gauss-Seidel in place; the interior
+                              `1 <= x < n - 1` of parameters no tile size divides (a stream of
+                              its own, after the products)
 
 The scalar idioms use the function's scalars (in-out ones, whose final value
 the program dumps, and temporaries the SCoP alone uses, some declared without a
@@ -76,6 +82,7 @@ TEMPORARY_NAMES = ("t", "tmp", "sum", "w")
 LOCAL_NAMES = ("t", "tmp", "v", "x", "sum", "q")
 INSERTIONS = ((0, 3), (1, 4), (2, 3), (3, 1))   # how many idioms a program gets, weighted
 PRODUCT_CHANCE = 0.3
+STENCIL_CHANCE = 0.2
 
 
 @dataclass(frozen=True)
@@ -724,6 +731,60 @@ class Idioms:
         return (Loop(i, Const(0), self.g.param(), (Loop(j, Const(0), columns, tuple(body), 1),), 1),)
 
 
+    # -- stencils ---------------------------------------------------------------------
+    def stencil(self, point: Point) -> tuple[Node, ...] | None:
+        """`for t < T: sweeps` over new arrays (see the module's table): each point the
+        weighted sum of itself and its neighbours along every space dimension."""
+        depth = len(point.scope.iterators)
+        room = len(ITERATORS) - depth - 1
+        if room < 1:
+            return None
+        dims = self.rng.randint(1, min(3, room))
+        t, *space = ITERATORS[depth:depth + 1 + dims]
+        ctype = self.array_type()
+        kind = self.rng.choice(("jacobi", "parity", "seidel"))
+        extent = self.g.param()
+        steps = self.g.param() if self.chance(0.5) else Const(self.rng.randint(2, 5))
+
+        def sweep(body: Node) -> Loop:
+            for var in reversed(space):
+                body = Loop(var, Const(1), Bin("-", extent, Const(1)), (body,), 1)
+            return body
+
+        def neighbours(name: str, lead: tuple[IExpr, ...]) -> DExpr:
+            at = [Var(v) for v in space]
+            terms: list[DExpr] = [Ref(name, lead + tuple(at))]
+            for k in range(dims):
+                for delta in ("-", "+"):
+                    moved = list(at)
+                    moved[k] = Bin(delta, at[k], Const(1))
+                    terms.append(Ref(name, lead + tuple(moved)))
+            total = terms[0]
+            for term in terms[1:]:
+                total = Arith("+", total, term)
+            if ctype == "int":
+                return Arith("%", total, Num(1009, "int"))
+            return Arith("*", Num(round(0.9 / len(terms), 3), ctype), total)
+
+        here = tuple(Var(v) for v in space)
+        if kind == "parity":
+            grid = ArrayDecl(self.fresh("field"), ctype, dims + 1)
+            now = (Bin("%", Var(t), Const(2)),)
+            after = (Bin("%", Bin("+", Var(t), Const(1)), Const(2)),)
+            body: tuple[Node, ...] = (sweep(Assign(Ref(grid.name, after + here), "=", neighbours(grid.name, now))),)
+            self.buffers.append(grid)
+        elif kind == "jacobi":
+            old, new = ArrayDecl(self.fresh("field"), ctype, dims), ArrayDecl(self.fresh("fnext"), ctype, dims)
+            body = (sweep(Assign(Ref(new.name, here), "=", neighbours(old.name, ()))),
+                    sweep(Assign(Ref(old.name, here), "=", Ref(new.name, here))))
+            self.buffers += [old, new]
+        else:
+            grid = ArrayDecl(self.fresh("field"), ctype, dims)
+            body = (sweep(Assign(Ref(grid.name, here), "=", neighbours(grid.name, ()))),)
+            self.buffers.append(grid)
+        return (Loop(t, Const(0), steps, body, 1),)
+
+
 def _plus(value: DExpr, extra: DExpr, ctype: str, extra_type: str) -> DExpr:
     """`value + extra` of type `ctype` (an int keeps within 1009)."""
     if ctype == "int":
@@ -748,6 +809,30 @@ def enrich(program: Program, gen: Generator, seed: str, attempt: int, features: 
     program = idioms.insert(program, Idioms.product,
                             lambda p: p.top if outside else len(p.scope.iterators) <= 1)
     return replace(program, arrays=program.arrays + tuple(idioms.buffers))
+
+
+def with_stencil(program: Program, gen: Generator, seed: str, attempt: int, features: Features) -> Program:
+    """`program` with, from a random stream of its own (the programs of the other idioms
+    stay what they were), a time-iterated stencil over new arrays at the top of a SCoP."""
+    rng = random.Random(f"stencils:{seed}:{attempt}")
+    if not features.stencils or rng.random() >= STENCIL_CHANCE:
+        return program
+    idioms = Idioms(replace_arrays(gen, program), rng, features)
+    idioms.taken |= {name for scop in program.scops for name in _names_in(scop)}
+    stenciled = idioms.insert(program, Idioms.stencil, lambda p: p.top)
+    stenciled = replace(stenciled, arrays=stenciled.arrays + tuple(idioms.buffers))
+    # within the budget, or not at all: a program the stencil pushed over it would make the
+    # generator start again from another base program, which the other features' seeds name
+    return stenciled if _within_budget(stenciled) else program
+
+
+def _within_budget(program: Program) -> bool:
+    from .generate import INSTANCE_BUDGET
+    from .interp import TooManyInstances, UndefinedRead, footprint
+    try:
+        return footprint(program, INSTANCE_BUDGET).instances > 0
+    except (TooManyInstances, UndefinedRead):
+        return False
 
 
 def replace_arrays(gen: Generator, program: Program) -> Generator:
