@@ -15,8 +15,12 @@ import csv
 import math
 import re
 import statistics
+import sys
 from dataclasses import dataclass
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import gpu_vs_model  # noqa: E402
 
 _KERNEL = re.compile(r"^ppcg-py timing: (?P<name>[\w.-]+): (?P<launches>\d+) launches, (?P<total>[\d.]+) ms total, "
                      r"[\d.]+ ms mean(?:, (?P<gflops>[\d.]+) GFLOP/s, (?P<gbs>[\d.]+) GB/s)?$", re.M)
@@ -57,29 +61,12 @@ def roofline_seconds(flops: float, dram_bytes: float, peak_flops: float | None, 
 
 
 def spearman(xs: list[float], ys: list[float]) -> float | None:
-    """Spearman's rank correlation (average ranks for ties); None under three pairs."""
+    """Spearman's rank correlation (benchmarks/gpu_vs_model.py's); None under three
+    pairs or where the ranks do not vary."""
     if len(xs) < 3:
         return None
-    rx, ry = _ranks(xs), _ranks(ys)
-    mx, my = statistics.fmean(rx), statistics.fmean(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    sx = math.sqrt(sum((a - mx) ** 2 for a in rx))
-    sy = math.sqrt(sum((b - my) ** 2 for b in ry))
-    return cov / (sx * sy) if sx and sy else None
-
-
-def _ranks(values: list[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda k: values[k])
-    ranks = [0.0] * len(values)
-    k = 0
-    while k < len(order):
-        j = k
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[k]]:
-            j += 1
-        for m in range(k, j + 1):
-            ranks[order[m]] = (k + j) / 2 + 1
-        k = j + 1
-    return ranks
+    rho = gpu_vs_model.spearman(xs, ys)
+    return None if math.isnan(rho) else rho
 
 
 @dataclass(frozen=True)
