@@ -146,3 +146,33 @@ def test_a_shuffle_that_half_the_warp_skips_is_reported(warps):
     proc = run_emulated(warps, "forward", ["diverged"])
     assert proc.returncode != 0
     assert "warp-level operation" in proc.stderr and "warps.cu" in proc.stderr
+
+
+REVERSED_COPY = r"""
+#include <stdio.h>
+#include <cuda_runtime.h>
+__global__ void copy_back(float *A, int n)
+{
+  for (int c0 = -n + 1; c0 <= 0; c0 += 2)
+    A[-2 * c0] = A[-c0];
+}
+int main(void)
+{
+  float host[4] = {0, 1, 2, 3}, *dev;
+  cudaMalloc((void **) &dev, sizeof host);
+  cudaMemcpy(dev, host, sizeof host, cudaMemcpyHostToDevice);
+  copy_back<<<1, 1>>>(dev, 2);
+  cudaMemcpy(host, dev, sizeof host, cudaMemcpyDeviceToHost);
+  printf("%g %g %g %g\n", host[0], host[1], host[2], host[3]);
+  return 0;
+}
+"""
+
+
+def test_a_loop_gcc_12_drops_runs_in_the_emulation(tmp_path):
+    """Fuzz 2813:263: GCC 12's ivopts (g++ -O1) drops this loop, the shape isl prints for
+    a reversed loop; the emulation builds with -fno-ivopts so that it checks ppcg-py."""
+    source = tmp_path / "copy.cu"
+    source.write_text(REVERSED_COPY)
+    build_emulated([source], tmp_path / "copy")
+    assert run_emulated(tmp_path / "copy").stdout.split() == ["0", "1", "1", "3"]
