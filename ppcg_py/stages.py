@@ -113,7 +113,7 @@ def extract(c: Compilation, run: StageRun) -> Compilation:
     with run.step():
         program = extract_program(c.path, run.ctx, include_dirs=options.include_dirs, defines=options.defines,
                                   context=options.context, assume_nonneg=options.assume_nonneg,
-                                  check_cxx=options.target == "cuda")
+                                  check_cxx=options.target == "cuda", kept=run.on_host.__contains__)
     for file, line in program.empty:   # left as written (extract_program)
         run.diagnostics.warn("empty SCoP", file, line)
     if not program.scops and not program.empty:

@@ -273,3 +273,41 @@ def test_scop_in_a_k_and_r_definition(target, tmp_path):
     source.write_text(K_AND_R_SCOP)
     report = verify(VerifyConfig(source, target=target), tmp_path / "work")
     assert report.ok, report.summary()
+
+
+KEPT_KILL = """\
+#include <stdio.h>
+void __pencil_kill();
+static void f(int n, double A[10])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    A[i] = A[i] * 2 + 1;
+  __pencil_kill(A);
+#pragma endscop
+}
+int main(void)
+{
+  double A[10] = {0};
+  f(10, A);
+  printf("%g\\n", A[9]);
+  return 0;
+}
+"""
+
+
+def test_a_scop_kept_on_the_host_is_part_of_the_cxx_question(tmp_path):
+    """Fuzz 2813:351: a SCoP left on the host as written (the compilation's last resort)
+    keeps `__pencil_kill(A)` of a function declared `void __pencil_kill();`, which C++
+    takes for no arguments: its lines count when asking whether the host file must stay C.
+    Compiled normally, the SCoP's code is ppcg-py's (no call), and the host file is C++."""
+    from ppcg_py.driver import compile_source
+    from ppcg_py.options import Options
+    from ppcg_py.stages import OnHost
+    source = tmp_path / "k.c"
+    source.write_text(KEPT_KILL)
+    kept = compile_source(str(source), Options(output_dir=str(tmp_path)), on_host=OnHost(every=True))
+    assert kept.host_name == "k_host.c"
+    assert "__pencil_kill(A);" in dict(kept.items())["k_host.c"]
+    compiled = compile_source(str(source), Options(output_dir=str(tmp_path)))
+    assert compiled.host_name == "k_host.cu"

@@ -1,6 +1,8 @@
 """extract: C source -> polyhedral model of each SCoP (`Scop`)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dataclasses import dataclass
 
 import islpy as isl
@@ -31,9 +33,13 @@ class Program:
 
 def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...] = (),
                     defines: tuple[str, ...] = (), context: str | None = None,
-                    assume_nonneg: bool = False, check_cxx: bool = False) -> Program:
+                    assume_nonneg: bool = False, check_cxx: bool = False,
+                    kept: Callable[[Scop], bool] = lambda scop: False) -> Program:
     """Every SCoP of `path`, in source order; `check_cxx`: ask a C++ compiler too whether
-    the host code must stay C (for CUDA, whose host file nvcc compiles as C++)."""
+    the host code must stay C (for CUDA, whose host file nvcc compiles as C++), with the
+    lines of the SCoPs that are `kept` as written (left on the host) in the question:
+    their C is the output's too (fuzz 2813:351: `__pencil_kill(B)` of a function the
+    file declares `void __pencil_kill();`, which C++ takes for no arguments)."""
     ast = parse(preprocess(path, include_dirs, defines), path)
     typedefs = collect_typedefs(ast)
     functions = FileFunctions.of(ast, find_summaries(path, ast), path)
@@ -47,7 +53,7 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
             coord = region.start.coord
             empty.append((coord.file if coord is not None else path, coord.line if coord is not None else 0))
     stays_c = needs_c_host(ast) or (check_cxx and bool(scops) and rejected_as_cxx(
-        path, include_dirs, defines, tuple((s.start_line, s.end_line) for s in scops)))
+        path, include_dirs, defines, tuple((s.start_line, s.end_line) for s in scops if not kept(s))))
     return Program(tuple(scops), stays_c, tuple(empty))
 
 
