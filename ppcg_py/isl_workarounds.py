@@ -95,15 +95,19 @@ def ordered_sets(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl.Sched
     this compiler (schedule_map, respects, changed_values) read a set's children in
     their order, as isl's get_map gives them, while the generator printed the second
     first. A sequence makes the printed order the checked one. Children that no
-    dependence relates stay a set (any order is right, and the GPU mapper may run
-    them in one kernel).
+    dependence relates within one iteration of the loops around stay a set (any order
+    is right, and the GPU mapper may run them in one kernel).
     """
     def ordered(node: isl.ScheduleNode) -> isl.ScheduleNode:
         try:
             if node.get_type() != isl.schedule_node_type.set:
                 return node
             filters = [node.child(k).filter_get_filter() for k in range(node.n_children())]
-            if not _related(filters, dependences):
+            # the dependences the loops around do not carry: between instances of one
+            # iteration of them (a loop-carried one leaves a set's order free)
+            prefix = node.get_prefix_schedule_union_map()
+            within = dependences.intersect(prefix.apply_range(prefix.reverse()))
+            if not _related(filters, within):
                 return node
             return node.insert_sequence(union_set_list(filters))
         except Exception:   # nothing may raise through isl: keep what isl gave
