@@ -428,3 +428,12 @@ def test_every_group_ppcg_shares_is_promoted_here(kernel):
     ppcg, expected = PPCG_SHARED[kernel]
     assert shared >= expected[0] and several >= expected[1] and by_value >= expected[2]
     assert shared + several + by_value >= ppcg
+
+
+def test_kernel_arrays_are_restrict_and_const_where_only_read(tmp_path):
+    """No two device arrays alias (each its own allocation): every array parameter is
+    __restrict__, and const where the kernel only reads it (nvcc's read-only cache)."""
+    _, code = _compile(tmp_path, "gemm", "--tile-sizes", "32,32,32")
+    head = next(line for line in code.splitlines() if line.startswith("__global__"))
+    assert "double * __restrict__ C" in head and "const double * __restrict__ C" not in head, head
+    assert "const double * __restrict__ A" in head and "const double * __restrict__ B" in head, head

@@ -236,3 +236,15 @@ def test_an_extent_isl_cannot_evaluate_leaves_the_count_unknown():
     from ppcg_py.schedule.gpu.work import Box
     rational = Box(1.0, isl.Set("[n] -> { : }"), (isl.PwAff("[n] -> { [(n/2)] }"),), True)
     assert value((rational,), isl.Set("[n] -> { : n = 5 }")) is None
+
+
+def test_a_device_loop_takes_the_writers_declaration_of_a_shared_array(tmp_path):
+    """The two sweeps one device loop runs each read an array the other writes: neither
+    may be const in the launch's parameters (one kernel's const would not build or lie)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["--output-dir", str(out), str(_program(tmp_path))]) == 0
+    head = next(line for line in (out / "work_kernel.cu").read_text().splitlines()
+                if line.startswith("__global__") and "device_loop0" in line)
+    assert "double * __restrict__ A" in head and "double * __restrict__ B" in head, head
+    assert "const double * __restrict__ A" not in head and "const double * __restrict__ B" not in head, head
