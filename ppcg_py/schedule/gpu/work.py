@@ -201,12 +201,7 @@ class KernelWork:
     kernel: str
     flops: Count
     dram_bytes: Count
-    launches: Count
     double: bool            # some of its operations are on doubles (the FP64 peak bounds it)
-
-    @property
-    def exact(self) -> bool:
-        return exact(self.flops) and exact(self.dram_bytes)
 
 
 def kernel_work(scop: Scop, kernel: Kernel) -> KernelWork | None:
@@ -235,7 +230,7 @@ def _kernel_work(scop: Scop, kernel: Kernel) -> KernelWork:
     for reads in (True, False):
         for array, footprint in _footprints(scop, kernel, parts, statements, reads):
             moved += scaled(product(count, footprint), _BYTES.get(types.get(array, "double"), 8))
-    return KernelWork(kernel.name, tuple(flops), tuple(moved), count, double)
+    return KernelWork(kernel.name, tuple(flops), tuple(moved), double)
 
 
 def _footprints(scop: Scop, kernel: Kernel, parts: list[isl.Set], statements: dict[str, Statement],
