@@ -7,7 +7,8 @@ islpy 2026.2): `guarded` wraps them, remembers the first exception and
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import islpy as isl
@@ -31,6 +32,18 @@ def new_context(*, serialize_sccs: bool = False, max_coefficient: int = -1,
     if feautrier:
         ctx.set_schedule_algorithm(isl.schedule_algorithm.FEAUTRIER)
     return ctx
+
+
+@contextmanager
+def without_outer_coincidence(ctx: isl.Context) -> Iterator[None]:
+    """isl's scheduler free to start with a loop that carries dependences, for the
+    calls inside (the option is the context's: set, then put back)."""
+    before = ctx.get_schedule_outer_coincidence()
+    ctx.set_schedule_outer_coincidence(0)
+    try:
+        yield
+    finally:
+        ctx.set_schedule_outer_coincidence(before)
 
 
 class CallbackGuard:

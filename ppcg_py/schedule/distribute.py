@@ -33,7 +33,7 @@ def distributed(innermost: isl.ScheduleNode, dependences: isl.UnionMap) -> isl.S
         return innermost
     if not keeps_dependences(innermost, children, dependences):
         return innermost
-    return _sunk(innermost)
+    return sunk(innermost)
 
 
 def statements_apart(points: isl.ScheduleNode, first: int, dependences: isl.UnionMap | None,
@@ -52,7 +52,7 @@ def statements_apart(points: isl.ScheduleNode, first: int, dependences: isl.Unio
     if not children or not _lets_a_statement_out(inner, children) or \
             not keeps_dependences(inner, children, dependences):
         return points
-    return _sunk(inner, loop_type).parent()
+    return sunk(inner, loop_type).parent()
 
 
 def statement_children(node: isl.ScheduleNode) -> list[isl.UnionSet]:
@@ -102,7 +102,7 @@ def keeps_dependences(band: isl.ScheduleNode, children: list[isl.UnionSet], depe
     return True
 
 
-def _sunk(band: isl.ScheduleNode, loop_type: isl.ast_loop_type | None = None) -> isl.ScheduleNode:
+def sunk(band: isl.ScheduleNode, loop_type: isl.ast_loop_type | None = None) -> isl.ScheduleNode:
     """The band moved under each filter of the sequence below it (isl's band_sink is
     not in its public API), its members' coincidence kept and, if given, their loop
     type set; returns the sequence."""

@@ -9,6 +9,7 @@ import islpy as isl
 from ..diagnostics import Diagnostics
 from ..extract.model import Scop
 from ..isl_budget import isl_failure
+from ..isl_context import without_outer_coincidence
 from ..isl_workarounds import ordered_sets
 from ..names import Names
 from ..options import Options
@@ -24,9 +25,14 @@ _DEPENDENCES = Memo()
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
                      fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
-                     last: frozenset[str] = frozenset()) -> isl.Schedule:
+                     last: frozenset[str] = frozenset(), outer_coincidence: bool = True) -> isl.Schedule:
     """isl's schedule, computed once for the two plans of a SCoP (memo.py) where they
-    ask the same (no `serial` constraints)."""
+    ask the same (no `serial` constraints). `outer_coincidence=False`: isl may start
+    with a loop that carries dependences, whatever the context's option (the C
+    target's time tiles, cpu/time_tiles.py)."""
+    if not outer_coincidence:
+        with without_outer_coincidence(scop.ctx):
+            return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
     if serial is not None:
         return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
     return _SCHEDULES.get((scop, deps), (fixed, last, options.reschedule, options.schedule_timeout),
