@@ -58,6 +58,10 @@ polybench-check: install opencl
 	@( $(PY) -m polybench --target c --ppcg-arg=--tile --kernels all --dataset MINI --repeat 1 --no-plot \
 	  --jobs $(JOBS) --out out/polybench-check-c; echo $$? > out/polybench-check-c.rc ) \
 	  | tee out/polybench-check-c.log
+	@( $(PY) -m polybench --target c --ppcg-arg=--tile --ppcg-arg=--time-tiles=always \
+	  --ppcg-arg=--tile-sizes=3,5,7,6 --kernels all --dataset SMALL --repeat 1 --no-plot \
+	  --jobs $(JOBS) --out out/polybench-check-c-time; echo $$? > out/polybench-check-c-time.rc ) \
+	  | tee out/polybench-check-c-time.log
 	@( $(PY) -m polybench --target opencl --kernels all --dataset MINI --repeat 1 --no-plot \
 	  --jobs $(JOBS) --out out/polybench-check-opencl; echo $$? > out/polybench-check-opencl.rc ) \
 	  | tee out/polybench-check-opencl.log
@@ -71,12 +75,12 @@ polybench-check: install opencl
 	@( $(PY) -m polybench --target opencl --host-path --kernels all --dataset MINI --repeat 1 --no-plot \
 	  --jobs $(JOBS) --out out/polybench-check-opencl-host; echo $$? > out/polybench-check-opencl-host.rc ) \
 	  | tee out/polybench-check-opencl-host.log
-	@$(PY) -m polybench.report --sum out/polybench-check.log out/polybench-check-c.log \
+	@$(PY) -m polybench.report --sum out/polybench-check.log out/polybench-check-c.log out/polybench-check-c-time.log \
 	  out/polybench-check-opencl.log out/polybench-check-host-MINI.log out/polybench-check-host-SMALL.log \
 	  out/polybench-check-opencl-host.log
-	@test "$$(cat out/polybench-check.rc out/polybench-check-c.rc out/polybench-check-opencl.rc \
-	  out/polybench-check-host-MINI.rc out/polybench-check-host-SMALL.rc out/polybench-check-opencl-host.rc)" \
-	  = "$$(printf '0\n0\n0\n0\n0\n0')"
+	@test "$$(cat out/polybench-check.rc out/polybench-check-c.rc out/polybench-check-c-time.rc \
+	  out/polybench-check-opencl.rc out/polybench-check-host-MINI.rc out/polybench-check-host-SMALL.rc \
+	  out/polybench-check-opencl-host.rc)" = "$$(printf '0\n0\n0\n0\n0\n0\n0')"
 
 # The same with --reductions (floating-point sums reassociated). gramschmidt-real is left
 # out: rank-deficient by design, its results depend on the rounding of every operation.

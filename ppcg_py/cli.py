@@ -84,6 +84,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-register-tiles", action="store_true",
                    help="C target with --tile: do not keep an accumulated block of an array (gemm's C) "
                         "in registers across the loop between its rows and columns")
+    p.add_argument("--time-tiles", choices=("auto", "always", "never"), default="auto",
+                   help="C target with --tile: where the outermost loop carries dependences (a stencil's "
+                        "time loop), tiles that span several of its steps, run as wavefronts: where the "
+                        "arrays outgrow the L2 cache and a tile's rows vectorise (auto), wherever isl's "
+                        "schedule allows (always), or never: each step's sweeps tiled alone [auto]")
+    p.add_argument("--no-time-tiles", action="store_const", const="never", dest="time_tiles",
+                   help="--time-tiles=never")
     p.add_argument("--isolate-full-tiles", action="store_true",
                    help="C target with --tile: generate the full tiles apart from the partial ones, their "
                         "point loops with constant bounds (isl's isolate option)")
@@ -241,7 +248,7 @@ def options_from(args: argparse.Namespace) -> Options:
                                                      GPUS[gpu].shared_per_block),
         use_shared_memory=not args.no_shared_memory,
         use_private_memory=not args.no_private_memory, register_tiles=not args.no_register_tiles,
-        isolate_full_tiles=args.isolate_full_tiles,
+        isolate_full_tiles=args.isolate_full_tiles, time_tiles=args.time_tiles,
         group_chains=not args.no_group_chains,
         unroll_copy_shared=args.unroll_copy_shared, unroll_gpu_tile=args.unroll_gpu_tile,
         dumps=frozenset(d for d in ("scop", "schedule", "final-schedule", "sizes")

@@ -50,6 +50,7 @@ class Options:
     target: str = "cuda"                      # --target: "cuda", "c" (NAME.ppcg.c) or "opencl"
     openmp: bool = False                      # --openmp (C target): `omp parallel for` on parallel loops
     tile: bool = False                        # --tile (C target): tile the permutable bands
+    time_tiles: str = "auto"                  # C target: auto, always, never (cpu/time_tiles.py)
     register_tiles: bool = True               # C target: keep accumulated blocks in registers (register_tiles.py)
     isolate_full_tiles: bool = False          # C target: full tiles apart, without min bounds (full_tiles.py)
     # --reductions: floating-point sums and products may be reassociated (exact reductions

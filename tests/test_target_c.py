@@ -273,7 +273,7 @@ def test_harness_rejects_a_wrong_output(tmp_path):
     assert not report.ok and any(report.mismatches.values()), report.summary()
 
 
-def _carried(scheduled, loop):
+def carried_dependences(scheduled, loop):
     """The dependences a parallel loop carries, but those of its private scalars."""
     deps = scheduled.dependences
     keep = [a.name for a in scheduled.scop.arrays if a.name not in loop.private]
@@ -306,7 +306,8 @@ def test_parallel_loops_carry_only_private_scalars(kernel, tile):
         scheduled = schedule_for_cpu(scop, Options(target="c", openmp=True, tile=tile))
         for loop in scheduled.parallel:
             loops += 1
-            assert _carried(scheduled, loop).is_empty(), (loop.name, str(_carried(scheduled, loop)))
+            carried = carried_dependences(scheduled, loop)
+            assert carried.is_empty(), (loop.name, str(carried))
     assert loops > 0
 
 

@@ -10,7 +10,8 @@ runtime is installed, see runner.run_file), the others for CUDA. Three in ten ge
 `--reductions`, one in ten `--atomic-reductions`. `python -m fuzz --target T` gives every case the target `T` instead
 (`c`: the C target, always with `--tile`; `opencl`; `cuda`), to aim a campaign at one.
 Half of the tiled C cases name small register blocks (`register[R, C]` in `--sizes`),
-three in ten isolate their full tiles (`--isolate-full-tiles`).
+three in ten isolate their full tiles (`--isolate-full-tiles`), four in ten are tiled along
+time wherever isl's schedule allows (`--time-tiles=always`).
 """
 from __future__ import annotations
 
@@ -95,6 +96,10 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
         # full tiles apart (isl's isolate option), from a generator of its own
         if random.Random(f"isolate:{seed}").random() < 0.3:
             args.append("--isolate-full-tiles")
+        # tiles along time wherever isl's schedule allows: the generator's arrays are
+        # small, and the cache model would rarely take them
+        if random.Random(f"time:{seed}").random() < 0.4:
+            args.append("--time-tiles=always")
     return (*args, *chosen)
 
 

@@ -1,0 +1,200 @@
+"""Tiles across the loop that carries a SCoP's dependences (C target): a stencil's time loop.
+
+isl's scheduler, asked for an outermost parallel loop (PPCG's default, and the
+GPU's need), runs a stencil one time step at a time: `t` outermost and serial,
+each sweep below it a parallel band. Every step then streams the whole grid
+through the caches; at PolyBench's LARGE sizes (jacobi-2d: two 13.5 MB grids)
+that runs at the speed of the last-level cache, whatever the tiles inside a
+sweep. Asked for no outer parallel loop, isl finds Pluto's schedule instead:
+the sweeps of one step fused and skewed along time into a single permutable
+band (jacobi-2d `[t, 2t + i, 2t + j]`, its second sweep one further: `1 + 2t + i`),
+every dependence of non-negative distance along each member. Such a band may be
+tiled along every member, time included: a tile runs a few time steps over a
+small piece of the grid, which stays in the cache between them.
+
+No member of that band is parallel; its tiles are (Pluto's wavefronts): along
+`w = T0 + T1` (the first two tile loops summed), the tiles of one `w` depend on
+none of each other, since a dependence that keeps `w` moves by zero along both
+`T0` and `T1` (each distance is non-negative). The tile band becomes
+`(T0 + T1, T1, T2, ...)`, and `T1` is the OpenMP loop. One thread runs the
+same tiles in the same wavefront order.
+
+The point loops keep the band's order (time outermost: a tile's data stays in
+cache while each step sweeps it), and are printed with isl's `separate` loop type:
+where a stencil's two sweeps are fused with a shift, the statements' guards
+(`if (c1 >= 2 * c0 + 2)`) would otherwise sit inside the innermost loop, and gcc
+vectorises nothing. The statements then follow in source order, each with its own
+innermost loop where the dependences allow (`in_source_order`, `rows_apart`).
+jacobi-2d at LARGE, one thread, 16 x 32 x 256 tiles: guarded 2.2 s, separated 1.3 s,
+with the rows apart 0.65 s; gcc on the original 1.4 s.
+
+The same band serves a factorisation whose outer `k` carries dependences: lu's and
+cholesky's are permutable in three members once `k` need not be parallel, and their
+tiles run as wavefronts too (LARGE, against gcc -O3 on the original, one thread and
+two: lu 5.5x and 9.5x, against 1.7x and 3.3x one `k` at a time; cholesky 2.7x and 3.5x,
+against 1.3x and 1.9x).
+
+Time tiles are tried where the SCoP's original outermost loop runs around every
+statement and carries dependences; isl's schedule without outer coincidence is then
+asked first, and kept where its top band is permutable over more than one member,
+the arrays outgrow the core's L2 cache (`time_tiling_refusal`: else each step finds
+them in L2 anyway) and each statement's innermost loop may run as vectors (else
+isl's usual schedule, whose inner loops are parallel, is faster: seidel-2d). Only
+then is isl's usual schedule not computed at all. `--time-tiles=never` turns them
+off, `always` skips the model (the tests run every kernel so).
+"""
+from __future__ import annotations
+
+import islpy as isl
+
+from ...extract.model import Scop
+from ...isl_context import maps_of, statement_names, union_set_list
+from ..distribute import keeps_dependences, statement_children, sunk
+from ..parallel import zero_distance
+from .cache_sizes import Caches, host_caches
+from .reductions import copy_bytes
+
+NT = isl.schedule_node_type
+
+
+def carried_outermost(schedule: isl.Schedule, dependences: isl.UnionMap) -> bool:
+    """Whether the outermost loop of `schedule` (the original one) runs around every
+    statement and carries some of `dependences`: a time loop, or a factorisation's `k`."""
+    node = _top_band(schedule)
+    if node is None:
+        return False
+    member = isl.UnionMap.from_union_pw_aff(node.band_get_partial_schedule().get_at(0))
+    return not zero_distance(dependences, member)
+
+
+def time_band(schedule: isl.Schedule) -> isl.ScheduleNode | None:
+    """The band of `schedule` (computed without outer coincidence) to tile along time:
+    its first band, above every statement, permutable, with more than one member."""
+    node = _top_band(schedule)
+    if node is None or node.band_n_member() < 2 or not node.band_get_permutable():
+        return None
+    return node
+
+
+def _top_band(schedule: isl.Schedule) -> isl.ScheduleNode | None:
+    node = schedule.get_root()
+    while node.get_type() in (NT.domain, NT.context, NT.mark) and node.n_children() == 1:
+        node = node.child(0)
+    return node if node.get_type() == NT.band else None
+
+
+def grid_bytes(scop: Scop, band: isl.ScheduleNode) -> int | None:
+    """The bytes of the arrays the statements under `band` access (at their declared
+    extents), or None where some extent is not bounded."""
+    inside = statement_names(band.get_domain())
+    names = {acc.array for stmt in scop.statements if stmt.name in inside for acc in stmt.accesses}
+    sizes = [copy_bytes(scop, a.name) for a in scop.arrays if a.name in names and not a.is_scalar]
+    return None if None in sizes else sum(sizes)
+
+
+def time_tiling_refusal(scop: Scop, band: isl.ScheduleNode, dependences: isl.UnionMap,
+                        caches: Caches | None = None) -> str | None:
+    """Why tiles along time would not pay, or None where they would: a time step's data
+    (the arrays' declared sizes; unknown sizes are taken as large) must outgrow the
+    core's L2 cache, so that keeping a tile's data across steps saves trips further
+    out, and a tile's rows must vectorise (`rows_vectorise`)."""
+    caches = host_caches() if caches is None else caches
+    size = grid_bytes(scop, band)
+    if size is not None and size <= caches.l2_bytes:
+        return f"its arrays ({size} bytes) fit in the L2 cache ({caches.l2_bytes} bytes)"
+    if not rows_vectorise(band, dependences):
+        return "a statement depends on itself along the innermost loop (its rows would not vectorise)"
+    return None
+
+
+def rows_vectorise(band: isl.ScheduleNode, dependences: isl.UnionMap) -> bool:
+    """Whether no statement depends on itself along the band's innermost member with the
+    others held (each statement's innermost loop may run as vectors). Gauss-Seidel
+    updates do (seidel-2d's `A[i][j]` reads `A[i][j - 1]`, just written): tiled along
+    time, each point waits for the last, and seidel-2d ran at gcc's speed, against
+    2.7x with isl's usual schedule (a wavefront whose inner loops are parallel)."""
+    partial = band.band_get_partial_schedule()
+    n = band.band_n_member()
+    rows = dependences
+    for k in range(n - 1):
+        member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
+        rows = rows.intersect(member.apply_range(member.reverse()))
+    selves = isl.UnionMap.empty(rows.get_space())
+    for dep in maps_of(rows):
+        if dep.get_tuple_name(isl.dim_type.in_) == dep.get_tuple_name(isl.dim_type.out):
+            selves = selves.union(isl.UnionMap.from_map(dep))
+    return zero_distance(selves, isl.UnionMap.from_union_pw_aff(partial.get_at(n - 1)))
+
+
+TIME_TILE = 16          # time steps per tile
+
+
+def time_tile_sizes(n_members: int) -> tuple[int, ...]:
+    """The model's sizes for a time band: 16 time steps; over a plane (jacobi-2d,
+    fdtd-2d) 32 rows of 256 elements, long enough for the vectoriser; over a volume
+    (heat-3d) 16 planes of 32 rows of 128, so that a tile's points over the steps
+    come near the L2 cache. Measured at LARGE on a 2-core EPYC (1 MiB L2), one thread
+    and two, against gcc -O3 on the original: jacobi-2d 16 x 32 x 256 2.1x and 4.0x
+    (32 x 32 x 512 2.1x, 3.7x; 8 x 16 x 1024 1.8x, 3.7x); heat-3d 16 x 16 x 32 x 128
+    1.65x and 2.5x (16 x 32 x 32 x 128 1.9x, 2.3x; 8 x 16 x 32 x 128 1.4x, 2.4x;
+    4 x 8 x 8 x 128 1.2x, 2.0x)."""
+    if n_members <= 3:
+        return (TIME_TILE,) + (32,) * (n_members - 2) + (256,)
+    return (TIME_TILE, 16) + (32,) * (n_members - 3) + (128,)
+
+
+def separated(points: isl.ScheduleNode) -> isl.ScheduleNode:
+    """The point band with every member printed `separate`: one loop per set of
+    statements that run over a range, without guards inside."""
+    for k in range(points.band_n_member()):
+        points = points.band_member_set_ast_loop_type(k, isl.ast_loop_type.separate)
+    return points
+
+
+def in_source_order(points: isl.ScheduleNode, scop: Scop) -> isl.ScheduleNode:
+    """The point band with the statements of its leaf in a sequence in source order.
+    Instances at equal values of the whole band depend on none of each other (isl
+    put no sequence below), so any order is valid, and isl's own may put a sweep's
+    reader before the writer of the value it reads one iteration later (jacobi-2d's
+    `A = f(B)` before `B = f(A)`, shifted by one): a dependence back along the
+    innermost loop, which gcc does not vectorise. In source order the writer comes
+    first; `rows_apart` then gives each statement its own innermost loop."""
+    leaf = points.child(0)
+    names = statement_names(leaf.get_domain())
+    if leaf.get_type() != NT.leaf or len(names) < 2:
+        return points
+    filters = [isl.UnionSet.from_set(isl.Set.universe(s.domain.get_space())) for s in scop.statements if s.name in names]
+    return leaf.insert_sequence(union_set_list(filters)).parent()
+
+
+def rows_apart(points: isl.ScheduleNode, dependences: isl.UnionMap) -> isl.ScheduleNode:
+    """The point band's innermost member sunk into each statement of the sequence below
+    (one innermost loop per statement), where no dependence goes from a later statement
+    to an earlier one within a row. Fused, jacobi-2d's `A = f(B)` reads, one iteration
+    later, the vector `B = f(A)` has just stored, one element off: each load waits for
+    the store to drain (gcc's AVX-512 loop spent 70% of its time there). Apart, the second
+    loop reads the row from L1. Returns the point band (its outer members)."""
+    n = points.band_n_member()
+    if n < 2:
+        return points
+    inner = points.band_split(n - 1).child(0)
+    children = statement_children(inner)
+    if len(children) < 2 or not keeps_dependences(inner, children, dependences):
+        return inner.parent()
+    return sunk(inner, isl.ast_loop_type.separate).parent()
+
+
+def wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
+    """The tile band as `(T0 + T1, T1, T2, ...)` with `T1` parallel (see above). Summing
+    `T2` too would give heat-3d's narrow grid more tiles per wavefront, but one thread
+    then leaves each tile's neighbours for later (heat-3d 0.9x gcc instead of 1.5x),
+    and jacobi-2d's AST took minutes."""
+    partial = tiles.band_get_partial_schedule()
+    members = isl.UnionPwAffList.alloc(tiles.get_ctx(), tiles.band_n_member())
+    members = members.add(partial.get_at(0).add(partial.get_at(1)))
+    for k in range(1, tiles.band_n_member()):
+        members = members.add(partial.get_at(k))
+    node = tiles.delete().insert_partial_schedule(
+        isl.MultiUnionPwAff.from_union_pw_aff_list(partial.get_space(), members))
+    node = node.band_set_permutable(1)
+    return node.band_member_set_coincident(1, 1)

@@ -1,0 +1,109 @@
+"""Tiles along time on the C target (`schedule/cpu/time_tiles.py`): where a SCoP's outermost
+loop carries dependences (a stencil's time loop, a factorisation's `k`), isl's schedule
+without an outer parallel loop tiled over every member, its tiles run as wavefronts; the
+model keeps them where the arrays outgrow L2 and each statement's rows vectorise."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from ppcg_py.verify.harness import verify
+
+from polybench_cases import POLYBENCH, kernel_config, kernel_source
+from test_target_c import carried_dependences
+
+ODD_SIZES = "3,5,7,6"       # no PolyBench extent is a multiple of them
+
+
+def _schedules(kernel: str, dataset: str, **options):
+    from ppcg_py.extract import extract_program
+    from ppcg_py.isl_context import new_context
+    from ppcg_py.options import Options
+    from ppcg_py.schedule.cpu import schedule_for_cpu
+
+    source = kernel_source(kernel)
+    program = extract_program(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),
+                                                                        str(source.parent)),
+                              defines=(f"{dataset}_DATASET",))
+    options = {"target": "c", "openmp": True, "tile": True, **options}
+    return [schedule_for_cpu(scop, Options(**options)) for scop in program.scops]
+
+
+@pytest.mark.parametrize("kernel, tiled", [("jacobi-2d", True), ("heat-3d", True), ("fdtd-2d", True),
+                                           ("cholesky", True), ("lu", True),
+                                           ("seidel-2d", False),   # its rows are a recurrence
+                                           ("jacobi-1d", False),   # its arrays fit in L2
+                                           ("adi", False),         # scalars set before the time loop
+                                           ("gemm", False)])       # its outermost loop is parallel
+def test_the_model_tiles_along_time_where_it_pays(kernel, tiled):
+    from ppcg_py.schedule.cpu.cache_sizes import host_caches
+    if host_caches().l2_bytes >= 8 * 1024 * 1024:
+        pytest.skip("an L2 cache of 8 MiB or more holds LARGE's grids")
+    assert [s.time_tiled for s in _schedules(kernel, "LARGE", cache_tiles=True)][:1] == [tiled]
+
+
+def test_small_grids_are_not_tiled_along_time():
+    assert not _schedules("jacobi-2d", "MINI", cache_tiles=True)[0].time_tiled
+    assert _schedules("jacobi-2d", "MINI", cache_tiles=True, time_tiles="always")[0].time_tiled
+
+
+@pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d", "fdtd-2d", "seidel-2d", "jacobi-1d", "cholesky", "lu",
+                                    "nussinov", "floyd-warshall"])
+def test_wavefront_loops_carry_only_private_scalars(kernel):
+    """The OpenMP loop of a wavefront runs tiles that depend on none of each other: every
+    dependence between its iterations is one of a private scalar (none here)."""
+    schedules = _schedules(kernel, "MINI", time_tiles="always", tile_sizes=(3, 5, 7, 6))
+    for scheduled in schedules:
+        for loop in scheduled.parallel:
+            carried = carried_dependences(scheduled, loop)
+            assert carried.is_empty(), (loop.name, str(carried))
+    if kernel != "floyd-warshall":      # no permutable band around its k
+        assert schedules[0].time_tiled and schedules[0].parallel
+
+
+@pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d", "fdtd-2d", "seidel-2d", "lu"])
+def test_time_tiles_verify_with_1_2_4_threads(kernel, tmp_path):
+    """Sizes that divide no extent: partial tiles at every edge, wavefronts of a few tiles."""
+    args = ("--tile", "--time-tiles=always", f"--tile-sizes={ODD_SIZES}")
+    report = verify(kernel_config(kernel, dataset="MINI", ppcg_args=args, target="c"), tmp_path)
+    assert report.ok, report.summary()
+
+
+def _ppcg(tmp_path, kernel: str, *args: str) -> subprocess.CompletedProcess:
+    source = kernel_source(kernel)
+    return subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", "--tile", "-v",
+                           "--dump-sizes", "-I", str(POLYBENCH / "utilities"), "-DLARGE_DATASET", *args,
+                           "--output-dir", str(tmp_path), str(source)], capture_output=True, text=True, check=False)
+
+
+def test_jacobi_2d_runs_wavefronts_of_tiles_with_rows_apart(tmp_path):
+    proc = _ppcg(tmp_path, "jacobi-2d", "--time-tiles=always")
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel[0] -> tile[16, 32, 256]" in proc.stdout
+    assert "time tiles: the SCoP of 'kernel_jacobi_2d': kernel[0] tiles of 16 x 32 x 256 in wavefronts" \
+        in proc.stderr
+    text = (tmp_path / "jacobi-2d.ppcg.c").read_text()
+    # one parallel region around the serial wavefront loop, the tiles of each shared
+    assert text.count("#pragma omp parallel\n") == 1 and text.count("#pragma omp for") == 1
+    # the full rows: B's loop, then A's, each alone (no guard between them)
+    rows = re.findall(r"for \(int c5 = [^\n]*\n\s*(\w)\[", text)
+    assert "B" in rows and "A" in rows, rows
+    assert rows.index("B") < len(rows) - 1 - rows[::-1].index("A")
+
+
+def test_never_keeps_one_time_step_at_a_time(tmp_path):
+    for option in ("--time-tiles=never", "--no-time-tiles"):
+        proc = _ppcg(tmp_path, "jacobi-2d", option)
+        assert proc.returncode == 0, proc.stderr
+        assert "time tiles" not in proc.stderr
+        assert "kernel[1]" in proc.stdout     # two sweeps, two bands
+
+
+def test_seidel_2d_says_why_it_keeps_isl_schedule(tmp_path):
+    proc = _ppcg(tmp_path, "seidel-2d")
+    assert proc.returncode == 0, proc.stderr
+    assert "time tiles: none for the SCoP of 'kernel_seidel_2d': a statement depends on itself along the " \
+           "innermost loop" in proc.stderr
