@@ -59,6 +59,13 @@ def test_generated_programs_have_no_undefined_behaviour(index, tmp_path):
     assert "==BEGIN DUMP_ARRAYS==" in proc.stderr and "==END   DUMP_ARRAYS==" in proc.stderr
 
 
+def test_a_generated_program_that_reads_an_unwritten_scalar_is_dropped():
+    """Fuzz 2814:679: an attempt whose program read a scalar before any write ended the
+    case as a generator failure; the attempt is now dropped and the next one taken."""
+    program = generate("2814:679")
+    assert footprint(program, 10 ** 6).instances > 0
+
+
 def test_footprint_bounds_every_subscript():
     program = generate("fp:3")
     fp = footprint(program)

@@ -26,7 +26,7 @@ import random
 from dataclasses import dataclass, replace
 
 from .dynamic import add_dynamic_control
-from .interp import TooManyInstances, footprint
+from .interp import TooManyInstances, UndefinedRead, footprint
 from .program import (
     StructDecl,
     Arith,
@@ -461,10 +461,15 @@ class Generator:
 
 
 def _fits(program: Program) -> int | None:
+    """The program's statement instances; None past the budget, 0 (the attempt is
+    dropped) where it reads a value it never wrote (a rare mix of the enrichments:
+    fuzz 2814:679 read a branch's scalar on a path that skipped its write)."""
     try:
         return footprint(program, INSTANCE_BUDGET).instances
     except TooManyInstances:
         return None
+    except UndefinedRead:
+        return 0
 
 
 def _smaller_prime(value: int) -> int:
