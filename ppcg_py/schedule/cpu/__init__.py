@@ -55,8 +55,8 @@ from .point_order import FAR, PointOrder, access_steps, given_order, permuted, p
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
-from .time_tiles import (carried_outermost, in_source_order, rows_apart, separated, time_band, time_tile_sizes,
-                         time_tiling_refusal, wavefront)
+from .time_tiles import (carried_outermost, fits_in_l2, in_source_order, recurrent_rows, rows_apart, separated,
+                         time_band, time_tile_sizes, wavefront)
 
 __all__ = ["CpuSchedule", "ParallelLoop", "schedule_for_cpu"]
 
@@ -209,14 +209,16 @@ def _time_schedule(scop: Scop, deps, options: Options,
     if not (options.tile and options.time_tiles != "never" and options.reschedule and deps.value_based
             and carried_outermost(scop.schedule, deps.all)):
         return None, None
+    modelled = options.time_tiles == "auto"
+    refused = f"time tiles: none for the SCoP of '{scop.function}'"
+    if modelled and (why := fits_in_l2(scop)) is not None:
+        return None, f"{refused}: {why}"
     across = compute_schedule(scop, deps, options, Diagnostics(), fixed, outer_coincidence=False)
     band = time_band(across)
     if band is None:
-        return None, (f"time tiles: none for the SCoP of '{scop.function}': isl finds no permutable band "
-                      "around every statement that includes its outermost loop")
-    why = None if options.time_tiles == "always" else time_tiling_refusal(scop, band, deps.all)
-    if why is not None:
-        return None, f"time tiles: none for the SCoP of '{scop.function}': {why}"
+        return None, f"{refused}: isl finds no permutable band around every statement that includes its outermost loop"
+    if modelled and (why := recurrent_rows(band, deps.all)) is not None:
+        return None, f"{refused}: {why}"
     return across, f"time tiles: the SCoP of '{scop.function}'"
 
 

@@ -37,7 +37,7 @@ against 1.3x and 1.9x).
 Time tiles are tried where the SCoP's original outermost loop runs around every
 statement and carries dependences; isl's schedule without outer coincidence is then
 asked first, and kept where its top band is permutable over more than one member,
-the arrays outgrow the core's L2 cache (`time_tiling_refusal`: else each step finds
+the arrays outgrow the core's L2 cache (`fits_in_l2`, asked first: else each step finds
 them in L2 anyway) and each statement's innermost loop may run as vectors (else
 isl's usual schedule, whose inner loops are parallel, is faster: seidel-2d). Only
 then is isl's usual schedule not computed at all. `--time-tiles=never` turns them
@@ -83,25 +83,30 @@ def _top_band(schedule: isl.Schedule) -> isl.ScheduleNode | None:
     return node if node.get_type() == NT.band else None
 
 
-def grid_bytes(scop: Scop, band: isl.ScheduleNode) -> int | None:
-    """The bytes of the arrays the statements under `band` access (at their declared
-    extents), or None where some extent is not bounded."""
-    inside = statement_names(band.get_domain())
-    names = {acc.array for stmt in scop.statements if stmt.name in inside for acc in stmt.accesses}
+def grid_bytes(scop: Scop) -> int | None:
+    """The bytes of the arrays the SCoP's statements access (at their declared extents),
+    or None where some extent is not bounded: the arrays a time band sweeps, since it
+    runs around every statement."""
+    names = {acc.array for stmt in scop.statements for acc in stmt.accesses}
     sizes = [copy_bytes(scop, a.name) for a in scop.arrays if a.name in names and not a.is_scalar]
     return None if None in sizes else sum(sizes)
 
 
-def time_tiling_refusal(scop: Scop, band: isl.ScheduleNode, dependences: isl.UnionMap,
-                        caches: Caches | None = None) -> str | None:
-    """Why tiles along time would not pay, or None where they would: a time step's data
-    (the arrays' declared sizes; unknown sizes are taken as large) must outgrow the
-    core's L2 cache, so that keeping a tile's data across steps saves trips further
-    out, and a tile's rows must vectorise (`rows_vectorise`)."""
+def fits_in_l2(scop: Scop, caches: Caches | None = None) -> str | None:
+    """Why tiles along time would not pay whatever the schedule, or None: a time step's
+    data (the arrays' declared sizes; unknown sizes are taken as large) must outgrow the
+    core's L2 cache, so that keeping a tile's data across steps saves trips further out.
+    Asked before isl's scheduler, which it may spare."""
     caches = host_caches() if caches is None else caches
-    size = grid_bytes(scop, band)
+    size = grid_bytes(scop)
     if size is not None and size <= caches.l2_bytes:
         return f"its arrays ({size} bytes) fit in the L2 cache ({caches.l2_bytes} bytes)"
+    return None
+
+
+def recurrent_rows(band: isl.ScheduleNode, dependences: isl.UnionMap) -> str | None:
+    """Why the time band's tiles would not pay, or None: a tile's rows must vectorise
+    (`rows_vectorise`)."""
     if not rows_vectorise(band, dependences):
         return "a statement depends on itself along the innermost loop (its rows would not vectorise)"
     return None
@@ -163,7 +168,8 @@ def in_source_order(points: isl.ScheduleNode, scop: Scop) -> isl.ScheduleNode:
     names = statement_names(leaf.get_domain())
     if leaf.get_type() != NT.leaf or len(names) < 2:
         return points
-    filters = [isl.UnionSet.from_set(isl.Set.universe(s.domain.get_space())) for s in scop.statements if s.name in names]
+    filters = [isl.UnionSet.from_set(isl.Set.universe(s.domain.get_space()))
+               for s in scop.statements if s.name in names]
     return leaf.insert_sequence(union_set_list(filters)).parent()
 
 
