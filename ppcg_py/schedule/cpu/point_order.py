@@ -107,12 +107,17 @@ def permuted(band: isl.ScheduleNode, order: tuple[int, ...]) -> isl.ScheduleNode
     if order == tuple(range(len(order))):
         return band
     partial = band.band_get_partial_schedule()
-    members = isl.UnionPwAffList.alloc(band.get_ctx(), len(order))
-    for k in order:
-        members = members.add(partial.get_at(k))
-    coincident = [band.band_member_get_coincident(k) for k in order]
-    space = partial.get_space()
-    node = band.delete().insert_partial_schedule(isl.MultiUnionPwAff.from_union_pw_aff_list(space, members))
+    return rebuilt(band, [partial.get_at(k) for k in order], [band.band_member_get_coincident(k) for k in order])
+
+
+def rebuilt(band: isl.ScheduleNode, members: Sequence[isl.UnionPwAff], coincident: Sequence[bool]) -> isl.ScheduleNode:
+    """A permutable band of `members` (and their coincident flags) in place of `band`."""
+    partial = band.band_get_partial_schedule()
+    affs = isl.UnionPwAffList.alloc(band.get_ctx(), len(members))
+    for member in members:
+        affs = affs.add(member)
+    node = band.delete().insert_partial_schedule(isl.MultiUnionPwAff.from_union_pw_aff_list(partial.get_space(),
+                                                                                              affs))
     node = node.band_set_permutable(1)
     for k, flag in enumerate(coincident):
         node = node.band_member_set_coincident(k, flag)

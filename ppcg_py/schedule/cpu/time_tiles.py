@@ -52,6 +52,7 @@ from ...isl_context import maps_of, statement_names, union_set_list
 from ..distribute import keeps_dependences, statement_children, sunk
 from ..parallel import zero_distance
 from .cache_sizes import Caches, host_caches
+from .point_order import rebuilt
 from .reductions import copy_bytes
 
 NT = isl.schedule_node_type
@@ -196,11 +197,6 @@ def wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
     then leaves each tile's neighbours for later (heat-3d 0.9x gcc instead of 1.5x),
     and jacobi-2d's AST took minutes."""
     partial = tiles.band_get_partial_schedule()
-    members = isl.UnionPwAffList.alloc(tiles.get_ctx(), tiles.band_n_member())
-    members = members.add(partial.get_at(0).add(partial.get_at(1)))
-    for k in range(1, tiles.band_n_member()):
-        members = members.add(partial.get_at(k))
-    node = tiles.delete().insert_partial_schedule(
-        isl.MultiUnionPwAff.from_union_pw_aff_list(partial.get_space(), members))
-    node = node.band_set_permutable(1)
-    return node.band_member_set_coincident(1, 1)
+    n = tiles.band_n_member()
+    members = [partial.get_at(0).add(partial.get_at(1))] + [partial.get_at(k) for k in range(1, n)]
+    return rebuilt(tiles, members, [k == 1 for k in range(n)])
