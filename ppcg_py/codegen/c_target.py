@@ -241,6 +241,7 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
         names = ', '.join(sorted(loop.private))
         clause = f" firstprivate({names}) lastprivate({names})" if loop.private else ""
         clause += reduction_clauses(loop.reductions, scop, extents)
+        clause += " schedule(dynamic, 1)" if loop.uneven else ""
         parallel_pragmas.append(c_ast.Pragma(f"omp parallel for{clause}"))
         return _with_pragma(body, parallel_pragmas[-1], iterators[loop.depth])
 

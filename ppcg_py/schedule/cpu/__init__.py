@@ -17,7 +17,8 @@ block of an array accumulates along a point loop between its rows and columns (g
 not already inside a parallel loop becomes a band of its own under a mark
 `omp_parallelN`: the loop that gets `#pragma omp parallel for` (or `omp for`
 inside the parallel region the printer makes of a serial loop around it:
-codegen/omp_region.py).
+codegen/omp_region.py), with `schedule(dynamic, 1)` where its iterations do uneven work
+(a triangular nest: load_balance.py).
 
 Reductions whose order may change (exact ones, floating-point ones with
 `--reductions`: reductions.py) are relaxed: isl schedules without the dependences
@@ -51,6 +52,7 @@ from ..scheduler import compute_schedule, scheduling_start
 from ..sizes import KernelSizes, kernel_sizes, user_sizes
 from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
 from .full_tiles import with_full_tiles_isolated
+from .load_balance import uneven_work
 from .point_order import FAR, PointOrder, access_steps, given_order, permuted, point_order
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
@@ -80,6 +82,9 @@ class ParallelLoop:
     # the reductions it runs in parallel, (operator, array): a copy of each array per
     # thread, combined at the loop's end (OpenMP's `reduction` clause; reductions.py)
     reductions: tuple[tuple[str, str], ...] = ()
+    # its iterations do uneven work (a triangular nest): handed out one at a time,
+    # `schedule(dynamic, 1)`, not split in blocks (load_balance.py)
+    uneven: bool = False
 
     @property
     def name(self) -> str:
@@ -471,7 +476,7 @@ def _first_coincident(band: isl.ScheduleNode) -> int | None:
 
 def _marked(band: isl.ScheduleNode, walk: _Walk, reductions: tuple[tuple[str, str], ...] = ()) -> isl.ScheduleNode:
     """A one-member band under a new `omp_parallelN` mark; returns the band."""
-    loop = replace(_loop_at(band, len(walk.loops)), reductions=reductions)
+    loop = replace(_loop_at(band, len(walk.loops)), reductions=reductions, uneven=uneven_work(band))
     walk.loops.append(loop)
     return band.insert_mark(isl.Id(loop.name, context=band.get_ctx())).child(0)
 
