@@ -48,6 +48,7 @@ from polybench.kernels import DATASETS, dataset_macro  # noqa: E402
 from polybench.machine import Machine, describe_machine  # noqa: E402
 from polybench.pipeline import first_error_line, parse_time  # noqa: E402
 from polybench.suite import Benchmark, SelectionError, chosen  # noqa: E402
+from ppcg_py.options import DEFAULT_MIN_PARALLEL_WORK  # noqa: E402
 from ppcg_py.verify.c_target import generated_c_file  # noqa: E402
 from ppcg_py.verify.common import DUMP_DEFINE, FULL_PRECISION_DEFINE, VerifyConfig  # noqa: E402
 from ppcg_py.verify.dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for  # noqa: E402
@@ -68,7 +69,9 @@ _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 
 BASELINE_TEMPLATE = "gcc -O3 -march=native {cflags} {src} -o {exe} {libs}"
 PPCG_TEMPLATE = "gcc -O3 -march=native -fopenmp {cflags} {src} -o {exe} {libs}"
-PPCG_ARGS = ("--tile",)  # run_ppcg adds --target=c --openmp for target "c"
+# run_ppcg adds --target=c --openmp for target "c", and --min-parallel-work=0 (a check's
+# setting) unless told: the timed code is the command line's default
+PPCG_ARGS = ("--tile", f"--min-parallel-work={DEFAULT_MIN_PARALLEL_WORK}")
 # Polly's matmul pattern keeps its packing buffers where OpenMP threads share them: off,
 # or gemm's result is wrong with more than one thread (shared/TOOLCHAIN.md).
 POLLY_TEMPLATE = (

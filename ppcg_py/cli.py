@@ -9,7 +9,7 @@ import traceback
 from .depfile import DependencyRequest, output_paths, rule_and_path
 from .diagnostics import CompileError
 from .gpu_targets import DEFAULT_GPU, GPUS, detect, gpu_named
-from .options import PPCG_SHARED_MEMORY, Options
+from .options import DEFAULT_MIN_PARALLEL_WORK, PPCG_SHARED_MEMORY, Options
 
 
 class _Parser(argparse.ArgumentParser):
@@ -53,6 +53,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
+    return value
+
+
 def _positive_seconds(text: str) -> float:
     try:
         value = float(text)
@@ -91,6 +101,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "schedule allows (always), or never: each step's sweeps tiled alone [auto]")
     p.add_argument("--no-time-tiles", action="store_const", const="never", dest="time_tiles",
                    help="--time-tiles=never")
+    p.add_argument("--min-parallel-work", type=_count, default=DEFAULT_MIN_PARALLEL_WORK, metavar="N",
+                   help="C target and host paths with --openmp: a parallel loop whose every execution runs "
+                        "fewer than N statement instances (bounded from the arrays' declared sizes) stays "
+                        "serial, since a barrier costs more than its work; 0: every parallel loop runs in "
+                        f"parallel [{DEFAULT_MIN_PARALLEL_WORK}]")
     p.add_argument("--isolate-full-tiles", action="store_true",
                    help="C target with --tile: generate the full tiles apart from the partial ones, their "
                         "point loops with constant bounds (isl's isolate option)")
@@ -249,6 +264,7 @@ def options_from(args: argparse.Namespace) -> Options:
         use_shared_memory=not args.no_shared_memory,
         use_private_memory=not args.no_private_memory, register_tiles=not args.no_register_tiles,
         isolate_full_tiles=args.isolate_full_tiles, time_tiles=args.time_tiles,
+        min_parallel_work=args.min_parallel_work,
         group_chains=not args.no_group_chains,
         unroll_copy_shared=args.unroll_copy_shared, unroll_gpu_tile=args.unroll_gpu_tile,
         dumps=frozenset(d for d in ("scop", "schedule", "final-schedule", "sizes")

@@ -8,6 +8,9 @@ from .isl_budget import LIMITS
 
 # PPCG's shared memory per block (its --max-shared-memory default), kept by --sizes ppcg
 PPCG_SHARED_MEMORY = 8192
+# statement instances per execution below which an OpenMP loop stays serial (cli.py's
+# default of --min-parallel-work): ~10 µs of work, against a barrier of a few µs
+DEFAULT_MIN_PARALLEL_WORK = 1 << 15
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,10 @@ class Options:
     time_tiles: str = "auto"                  # C target: auto, always, never (cpu/time_tiles.py)
     register_tiles: bool = True               # C target: keep accumulated blocks in registers (register_tiles.py)
     isolate_full_tiles: bool = False          # C target: full tiles apart, without min bounds (full_tiles.py)
+    # C target and host paths: an OpenMP loop that runs fewer statement instances per
+    # execution stays serial (cpu/parallel_work.py); 0: every parallel loop runs in
+    # parallel, as PPCG; the command line's default is DEFAULT_MIN_PARALLEL_WORK
+    min_parallel_work: int = 0
     # --reductions: floating-point sums and products may be reassociated (exact reductions
     # always are); the C target runs their loops in parallel with OpenMP's `reduction`
     reductions: bool = False

@@ -15,6 +15,11 @@ def kernel_source(name: str) -> Path:
     return found[0]
 
 
+# every loop that may run in parallel runs with threads, however short: the tests'
+# programs are small, and the parallel-work model would keep their loops serial
+EVERY_LOOP = ("--min-parallel-work=0",)
+
+
 def kernel_config(name: str, *, dataset: str = "SMALL", ppcg_args: tuple[str, ...] = (), **extra):
     from ppcg_py.verify.harness import VerifyConfig
     src = kernel_source(name)

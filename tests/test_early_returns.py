@@ -13,6 +13,8 @@ from ppcg_py.cli import main
 from ppcg_py.extract import returns
 from ppcg_py.verify.harness import VerifyConfig, verify
 
+from polybench_cases import EVERY_LOOP
+
 HEAD = """#include <stdio.h>
 #define N 23
 #define M 19
@@ -186,7 +188,7 @@ def _compile(tmp_path: Path, name: str, text: str, *args: str) -> int:
     src.write_text(text)
     out = tmp_path / "out"
     out.mkdir(exist_ok=True)
-    return main([*args, "--output-dir", str(out), str(src)])
+    return main([*EVERY_LOOP, *args, "--output-dir", str(out), str(src)])
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -11,11 +11,13 @@ import pytest
 
 from ppcg_py.cli import main
 
+from polybench_cases import EVERY_LOOP
+
 CORPUS = Path(__file__).parent / "front_end_corpus"
 
 
 def _compile(name: str, tmp_path: Path, *args: str) -> str:
-    assert main([*args, "--output-dir", str(tmp_path), str(CORPUS / name)]) == 0
+    assert main([*EVERY_LOOP, *args, "--output-dir", str(tmp_path), str(CORPUS / name)]) == 0
     target = next((a.split("=")[1] for a in args if a.startswith("--target=")), "cuda")
     pattern = {"cuda": "*_host.cu", "c": "*.ppcg.c", "opencl": "*_host.c"}[target]
     return next(tmp_path.glob(pattern)).read_text()

@@ -17,6 +17,8 @@ from ppcg_py.verify.emulate import build_emulated, run_emulated
 from ppcg_py.verify.harness import VerifyConfig, verify
 from ppcg_py.verify.nvcc import nvcc_path
 
+from polybench_cases import EVERY_LOOP
+
 EXAMPLES = Path(__file__).parent.parent / "examples"
 # a time loop around a parallel sweep (a kernel launched per step), and a sum
 PROGRAM = r"""
@@ -67,7 +69,7 @@ def _program(tmp_path: Path, text: str = PROGRAM, name: str = "sweep.c") -> Path
 
 def _compile(path: Path, out: Path, *args: str) -> Path:
     out.mkdir(exist_ok=True)
-    assert main([*args, "--output-dir", str(out), str(path)]) == 0
+    assert main([*EVERY_LOOP, *args, "--output-dir", str(out), str(path)]) == 0
     return out
 
 

@@ -20,6 +20,8 @@ from ppcg_py.schedule.dependences import compute_dependences
 from ppcg_py.schedule.cpu.reductions import enabled_groups, reduction_groups, relax
 from ppcg_py.verify.harness import VerifyConfig, verify
 
+from polybench_cases import EVERY_LOOP
+
 # -- detection ----------------------------------------------------------------
 DETECTION = """\
 #include <math.h>
@@ -406,7 +408,7 @@ def _program(tmp_path: Path, name: str) -> Path:
 
 
 def _compiled(source: Path, out_dir: Path, *args: str) -> tuple[str, str]:
-    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", *args,
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", *EVERY_LOOP, *args,
                            "--output-dir", str(out_dir), str(source)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     return (out_dir / f"{source.stem}.ppcg.c").read_text(), proc.stderr

@@ -13,7 +13,7 @@ import pytest
 
 from ppcg_py.verify.harness import VerifyConfig, run_ppcg, verify
 
-from polybench_cases import kernel_config
+from polybench_cases import EVERY_LOOP, kernel_config
 
 PROGRAM = """\
 #include <stdio.h>
@@ -149,7 +149,7 @@ def _program(tmp_path: Path, name: str, n: int = 37, m: int = 29) -> Path:
 
 
 def _compiled(source: Path, out_dir: Path, *args: str) -> str:
-    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", *args,
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", *EVERY_LOOP, *args,
                            "--output-dir", str(out_dir), str(source)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     return (out_dir / f"{source.stem}.ppcg.c").read_text()

@@ -38,7 +38,8 @@ def _parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="ARG",
-        help="option for the compiler; write --ppcg-arg=--sizes=... for dashes",
+        help="option for the compiler; write --ppcg-arg=--sizes=... for dashes (without "
+        "--min-parallel-work given, every parallel loop runs with threads: --min-parallel-work=0)",
     )
     p.add_argument(
         "--order",

@@ -127,13 +127,18 @@ def generated_files(source: Path, out_dir: Path) -> tuple[Path, Path]:
 
 
 def run_ppcg(cfg: VerifyConfig, out_dir: Path) -> subprocess.CompletedProcess[str]:
-    """The default compiler: this package's command line, in a subprocess."""
+    """The default compiler: this package's command line, in a subprocess. Every loop
+    that may run in parallel does (`--min-parallel-work=0`, unless the arguments give
+    that option): a check's data is small, the parallel-work model would keep most
+    loops serial, and a short parallel loop is as likely to be wrong as a long one."""
     target = {"c": ["--target=c", "--openmp"], "opencl": ["--target=opencl"]}.get(cfg.target, [])
+    every_loop = [] if any(a.startswith("--min-parallel-work") for a in cfg.ppcg_args) else ["--min-parallel-work=0"]
     command = [
         sys.executable,
         "-m",
         "ppcg_py",
         *target,
+        *every_loop,
         *cfg.ppcg_args,
         *preprocessor_flags(cfg.include_dirs, cfg.all_defines),
         "--output-dir",

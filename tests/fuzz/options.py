@@ -11,7 +11,8 @@ runtime is installed, see runner.run_file), the others for CUDA. Three in ten ge
 (`c`: the C target, always with `--tile`; `opencl`; `cuda`), to aim a campaign at one.
 Half of the tiled C cases name small register blocks (`register[R, C]` in `--sizes`),
 three in ten isolate their full tiles (`--isolate-full-tiles`), four in ten are tiled along
-time wherever isl's schedule allows (`--time-tiles=always`).
+time wherever isl's schedule allows (`--time-tiles=always`). Eight in ten run every
+parallel loop with threads, however short (`--min-parallel-work=0`).
 """
 from __future__ import annotations
 
@@ -100,6 +101,10 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
         # small, and the cache model would rarely take them
         if random.Random(f"time:{seed}").random() < 0.4:
             args.append("--time-tiles=always")
+    # the generator's loops are short: without this the parallel-work model would keep
+    # nearly every OpenMP loop (C target, host paths) serial, and threads would run none
+    if random.Random(f"parallel-work:{seed}").random() < 0.8:
+        args.append("--min-parallel-work=0")
     return (*args, *chosen)
 
 

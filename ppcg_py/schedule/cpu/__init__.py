@@ -53,6 +53,8 @@ from ..sizes import KernelSizes, kernel_sizes, user_sizes
 from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
 from .full_tiles import with_full_tiles_isolated
 from .load_balance import uneven_work
+from .parallel_work import too_little_work
+from ..loop_extents import in_bounds_instances
 from .point_order import FAR, PointOrder, access_steps, given_order, permuted, point_order
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
@@ -125,6 +127,16 @@ class _Walk:
     refusals: dict[tuple[str, str], str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     time_tiled: bool = False        # the tree's top band is tiled along time (time_tiles.py)
+    # the loops left serial for want of work (parallel_work.py), for -v
+    serial_notes: list[str] = field(default_factory=list)
+    _in_bounds: isl.UnionSet | None = None
+
+    @property
+    def in_bounds(self) -> isl.UnionSet:
+        """The instances whose accesses stay inside the arrays (loop_extents.py)."""
+        if self._in_bounds is None:
+            self._in_bounds = in_bounds_instances(self.scop)
+        return self._in_bounds
 
     def parallel_member(self, band: isl.ScheduleNode) -> tuple[int, tuple[ReductionGroup, ...]] | None:
         """The outermost member of `band` that may run in parallel, and the reductions it
@@ -196,6 +208,8 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
         diagnostics.warn(warning, scop.file, scop.start_line, 1)
     notes = _reduction_notes(scop, full, relaxation, schedule, fixed, loops, walk.refusals, options) \
         if options.verbose and scop.reductions else ()
+    if options.verbose:
+        notes += tuple(walk.serial_notes)
     if options.verbose and time_note is not None:
         notes += (_time_tiles_note(time_note, walk, first_tiled) if across_time else time_note,)
     return CpuSchedule(scop=scop, dependences=full, schedule=schedule, final_schedule=final, names=names,
@@ -308,6 +322,12 @@ def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.Sch
     down = 0
     if node.get_type() == NT.band and not inside:
         chosen = walk.parallel_member(node)
+        if chosen is not None and (why := too_little_work(
+                node, chosen[0], walk.in_bounds, walk.options.min_parallel_work)) is not None:
+            inside_loop = statement_names(node.get_domain())
+            lines = ", ".join(sorted({str(st.line) for st in walk.scop.statements if st.name in inside_loop}, key=int))
+            walk.serial_notes.append(f"the parallel loop around the statements of line(s) {lines} stays serial: {why}")
+            chosen, inside = None, True
         if chosen is not None:
             first, groups = chosen
             if first > 0:

@@ -19,7 +19,8 @@ from ..private import changed_values, privatize
 from ..scheduler import compute_schedule, scheduling_start
 from ..sizes import KernelSizes
 from .absorb import absorb_loop_free
-from .device_sizes import DeviceSizing, in_bounds_instances
+from ..loop_extents import in_bounds_instances
+from .device_sizes import DeviceSizing
 from .expansion import Expansion, expand_temporaries, expansion_notes
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .kernels import Kernel, KernelMapper, long_reduction, threads_below

@@ -27,7 +27,7 @@ import islpy as isl
 
 from ...gpu_targets import GpuTarget
 from ...isl_context import sets_of
-from .device_sizes import band_extents, set_extent
+from ..loop_extents import band_extents, set_extent
 from ..sizes import KernelSizes
 
 # Instances of one statement in one iteration of the loop, at most: twice a block of

@@ -21,8 +21,8 @@ from ...isl_context import (band_tiled, filter_instances, node_at, sets_of, stat
 from ...names import Names
 from ...options import Options
 from .device_loops import DEVICE_LOOP, FUSED_KERNELS, device_loop_block, device_loop_sizes, fused_block
-from .device_sizes import (DeviceSizing, band_extents, choose_sizes, fitted_grid, may_start_below_zero,
-                           spread_over_blocks)
+from .device_sizes import DeviceSizing, choose_sizes, fitted_grid, may_start_below_zero, spread_over_blocks
+from ..loop_extents import band_extents
 from ..distribute import statements_apart
 from .reduction_threads import ReducedLocation, distributed_tail, reduction_epilogue, reduction_member
 from ..sizes import KernelSizes, given_sizes, kernel_sizes, user_sizes
