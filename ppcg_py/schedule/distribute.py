@@ -78,13 +78,13 @@ def _lets_a_statement_out(points: isl.ScheduleNode, children: list[isl.UnionSet]
     partial = points.band_get_partial_schedule()
     for m in range(points.band_n_member()):
         member = partial.get_at(m)
-        single = [_is_single_value(member, instances) for instances in children]
+        single = [is_single_value(member, instances) for instances in children]
         if any(single) and not all(single):
             return True
     return False
 
 
-def _is_single_value(member: isl.UnionPwAff, instances: isl.UnionSet) -> bool:
+def is_single_value(member: isl.UnionPwAff, instances: isl.UnionSet) -> bool:
     values = isl.UnionMap.from_union_pw_aff(member.intersect_domain(instances)).range()
     return isl.Set.from_union_set(values).is_singleton()
 

@@ -51,6 +51,7 @@ from ..private import changed_values, privatize
 from ..scheduler import compute_schedule, scheduling_start
 from ..sizes import KernelSizes, kernel_sizes, user_sizes
 from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
+from .epilogues import epilogues_apart
 from .full_tiles import with_full_tiles_isolated
 from .load_balance import uneven_work
 from .parallel_work import too_little_work
@@ -304,6 +305,11 @@ def _tile_all(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     bands this makes, nor the register blocks: nothing below them is a band); returns
     the node at its position."""
     if node.get_type() == NT.band and node.band_n_member() > 1 and node.band_get_permutable():
+        split = _epilogues_split(node, walk)
+        if split is not None:       # a band per group: tile each
+            for k in range(split.n_children()):
+                split = _tile_all(split.child(k).child(0), walk).parent().parent()
+            return split
         tiled, blocked_points = _tiled(node, walk)
         if blocked_points:
             return tiled
@@ -314,6 +320,35 @@ def _tile_all(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     for k in range(node.n_children()):
         node = _tile_all(node.child(k), walk).parent()
     return node
+
+
+def _epilogues_split(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode | None:
+    """The band as a sequence of a band over the statements that run over every member
+    and a band over those that take one value along some member (epilogues.py), where
+    only then the first would keep a register block; else None. Only with the model's
+    sizes (no `--sizes`, no tile sizes), so that a user's `kernel[i]` keeps its band."""
+    if not (walk.options.register_tiles and walk.options.cache_tiles and walk.sizes is None) or walk.time_tiled:
+        return None
+    if _model_block_plan(band, walk) is not None:
+        return None
+    split = epilogues_apart(band, walk.dependences)
+    if split is None:
+        return None
+    sequence, running = split
+    return sequence if _model_block_plan(sequence.child(running).child(0), walk) is not None else None
+
+
+def _model_block_plan(band: isl.ScheduleNode, walk: _Walk) -> BlockPlan | None:
+    """The register block `_tiled` would give the band under the model's sizes."""
+    steps = access_steps(band, walk.scop)
+    order = point_order(band, walk.scop, steps)
+    if not worth_tiling(steps, order.order):
+        return None
+    chosen = walk.parallel_member(band) if walk.options.openmp else None
+    tile = cache_tile_sizes(steps, order.order, walk.scop, parallel=None if chosen is None else chosen[0])
+    contiguous = all(row[order.order[-1]] != FAR for row in steps.steps)
+    points = permuted(band_tiled(band, tile).child(0), order.order)
+    return block_plan(points, walk.scop, tile, order.order, order.vector_safe, None, contiguous, aligned=False)
 
 
 def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.ScheduleNode:
