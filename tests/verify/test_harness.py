@@ -2,6 +2,7 @@
 
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -153,10 +154,13 @@ def test_default_compiler_command(tmp_path, monkeypatch):
     )
     run_ppcg(cfg, tmp_path)
     assert seen["command"] == [
-        sys.executable, "-m", "ppcg_py", "--tile-size=16", "-Iinc", "-DN=3",
+        sys.executable, "-m", "ppcg_py", "--min-parallel-work=0", "--tile-size=16", "-Iinc", "-DN=3",
         "-DPOLYBENCH_DUMP_ARRAYS", "-DPOLYBENCH_DUMP_FULL_PRECISION",
         "--output-dir", str(tmp_path), "k.c",
     ]  # fmt: skip
+    # the caller's own --min-parallel-work is kept, and no other added
+    run_ppcg(replace(cfg, ppcg_args=("--min-parallel-work=500",)), tmp_path)
+    assert [a for a in seen["command"] if a.startswith("--min-parallel-work")] == ["--min-parallel-work=500"]
 
 
 @pytest.mark.parametrize(
