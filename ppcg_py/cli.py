@@ -43,24 +43,22 @@ def _gpu_name(text: str) -> str:
     return gpu.name
 
 
-def _positive(text: str) -> int:
+def _integer(text: str, least: int, what: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got '{text}'")
+        raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
     return value
+
+
+def _positive(text: str) -> int:
+    return _integer(text, 1, "a positive integer")
 
 
 def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
-    return value
+    return _integer(text, 0, "a non-negative integer")
 
 
 def _positive_seconds(text: str) -> float:

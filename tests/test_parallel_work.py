@@ -78,3 +78,11 @@ def test_the_command_line_models_it_by_default(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "#pragma omp" not in (tmp_path / "durbin.ppcg.c").read_text()
     assert "stays serial: at most 2000 statement instances per execution" in proc.stderr, proc.stderr
+
+
+def test_a_negative_bound_is_refused_in_one_line(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--min-parallel-work=-1", str(kernel_source("durbin"))],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode != 0
+    assert proc.stderr.strip().splitlines()[-1].endswith("expected a non-negative integer, got '-1'"), proc.stderr
+    assert "Traceback" not in proc.stderr

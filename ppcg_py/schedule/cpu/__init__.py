@@ -56,7 +56,7 @@ from .full_tiles import with_full_tiles_isolated
 from .load_balance import uneven_work
 from .parallel_work import too_little_work
 from ..loop_extents import in_bounds_instances
-from .point_order import FAR, PointOrder, access_steps, given_order, permuted, point_order
+from .point_order import FAR, AccessSteps, PointOrder, access_steps, given_order, permuted, point_order
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
@@ -329,10 +329,8 @@ def _epilogues_split(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode | 
     sizes (no `--sizes`, no tile sizes), so that a user's `kernel[i]` keeps its band."""
     if not (walk.options.register_tiles and walk.options.cache_tiles and walk.sizes is None) or walk.time_tiled:
         return None
-    if _model_block_plan(band, walk) is not None:
-        return None
-    split = epilogues_apart(band, walk.dependences)
-    if split is None:
+    split = epilogues_apart(band, walk.dependences)     # cheap, and rare: first
+    if split is None or _model_block_plan(band, walk) is not None:
         return None
     sequence, running = split
     return sequence if _model_block_plan(sequence.child(running).child(0), walk) is not None else None
@@ -344,11 +342,22 @@ def _model_block_plan(band: isl.ScheduleNode, walk: _Walk) -> BlockPlan | None:
     order = point_order(band, walk.scop, steps)
     if not worth_tiling(steps, order.order):
         return None
-    chosen = walk.parallel_member(band) if walk.options.openmp else None
-    tile = cache_tile_sizes(steps, order.order, walk.scop, parallel=None if chosen is None else chosen[0])
-    contiguous = all(row[order.order[-1]] != FAR for row in steps.steps)
+    tile = _model_tile(band, walk, steps, order)
     points = permuted(band_tiled(band, tile).child(0), order.order)
-    return block_plan(points, walk.scop, tile, order.order, order.vector_safe, None, contiguous, aligned=False)
+    return block_plan(points, walk.scop, tile, order.order, order.vector_safe, None, _contiguous(steps, order),
+                      aligned=False)
+
+
+def _model_tile(band: isl.ScheduleNode, walk: _Walk, steps: AccessSteps, order: PointOrder) -> tuple[int, ...]:
+    """The cache model's tile sizes for the band (cache_sizes.py), its parallel member
+    the one `_mark_parallel` will pick."""
+    chosen = walk.parallel_member(band) if walk.options.openmp else None
+    return cache_tile_sizes(steps, order.order, walk.scop, parallel=None if chosen is None else chosen[0])
+
+
+def _contiguous(steps: AccessSteps, order: PointOrder) -> bool:
+    """No access jumps along the band's innermost point loop."""
+    return all(row[order.order[-1]] != FAR for row in steps.steps)
 
 
 def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.ScheduleNode:
@@ -404,13 +413,11 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
         shared = walk.options.openmp and not any(band.band_member_get_coincident(m) for m in order.order[:-1])
         return _vector_points(permuted(band, order.order), walk, order.vector_safe and not shared).parent(), False
     if walk.options.cache_tiles:
-        chosen = walk.parallel_member(band) if walk.options.openmp else None   # as _mark_parallel picks
-        parallel = None if chosen is None else chosen[0]
-        tile = cache_tile_sizes(steps, order.order, walk.scop, parallel=parallel)
+        tile = _model_tile(band, walk, steps, order)
     else:
         tile = kernel_sizes(walk.options, walk.sizes, number, n, 0, 0).tile
     shape = _asked_block(walk.sizes, number)
-    contiguous = all(row[order.order[-1]] != FAR for row in steps.steps)
+    contiguous = _contiguous(steps, order)
 
     def blocks(tile: tuple[int, ...], aligned: bool = True):
         points = permuted(band_tiled(band, tile).child(0), order.order)

@@ -34,7 +34,7 @@ def uneven_work(loop: isl.ScheduleNode) -> bool:
     positions = outer.flat_range_product(own)
     for at in maps_of(positions):
         statement = at.domain()
-        inner = [m for m in maps_of(below.intersect_domain(isl.UnionSet.from_set(statement)))]
+        inner = maps_of(below.intersect_domain(isl.UnionSet.from_set(statement)))
         points = at.reverse().apply_range(inner[0]) if inner else _zero_dims(at.reverse())
         if _differs_inside(points):
             return True
