@@ -27,7 +27,7 @@ class Options:
     assume_nonneg: bool = False
     reschedule: bool = True
     live_range_reordering: bool = True        # order dependences as conditional validity (PPCG's default)
-    expand_arrays: bool = True                # GPU: a copy per iteration of temporary arrays (schedule/gpu/expansion.py)
+    expand_arrays: bool = True                # a copy per iteration of temporary arrays (schedule/expansion.py)
     schedule_timeout: float = 30.0            # seconds for isl's scheduler, per SCoP
     timeout: float = 300.0                    # seconds for a whole compilation (0: no bound)
     isl_max_operations: int = LIMITS.step     # isl operations per step (0: no bound)

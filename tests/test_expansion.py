@@ -1,4 +1,4 @@
-"""Temporary arrays expanded along the loops that reuse them (schedule/gpu/expansion.py):
+"""Temporary arrays expanded along the loops that reuse them (schedule/expansion.py):
 which arrays qualify, that the loops around them become parallel, and that the
 results (the copied-back last values included) match gcc's in the CUDA emulation in
 three thread orders and on the OpenCL runtime."""
@@ -198,6 +198,7 @@ def test_verbose_names_the_expansion(tmp_path):
 
 
 def test_the_c_target_keeps_the_program_s_arrays(tmp_path):
+    """Without tiles (no register blocks to gain); with them: tests/test_sinking.py."""
     from ppcg_py.schedule.cpu import schedule_for_cpu
     scop = extract_scops(str(_program(tmp_path, DOITGEN)), new_context())[0]
     scheduled = schedule_for_cpu(scop, Options(target="c", openmp=True))

@@ -53,7 +53,7 @@ def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnosti
     `serial`: more dependences for the coincidence constraints alone (chains of
     reductions whose order may change but which no parallel loop may split).
     `last`: statements that run after all others in their original order (the copies
-    back of expanded arrays, gpu/expansion.py), which isl's fusion would only complicate."""
+    back of expanded arrays, expansion.py), which isl's fusion would only complicate."""
     coincidence = deps.coincidence(fixed) if serial is None else deps.coincidence(fixed).union(serial)
     if not options.reschedule or not deps.value_based:   # a SCoP too costly for isl's dataflow
         return mark_coincident(scop.schedule, coincidence)   # is too costly for its scheduler

@@ -21,7 +21,7 @@ from ..sizes import KernelSizes
 from .absorb import absorb_loop_free
 from ..loop_extents import in_bounds_instances
 from .device_sizes import DeviceSizing
-from .expansion import Expansion, expand_temporaries, expansion_notes
+from ..expansion import Expansion, expand_temporaries, expansion_notes
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
 from .kernels import Kernel, KernelMapper, long_reduction, threads_below
 from .reduction_threads import ReducedLocation

@@ -27,6 +27,13 @@ copies each element's last value back (`sum[p] = sum_1[nr - 1][nq - 1][p]`).
 The expansion is a rewrite of the program that preserves every value read, so the
 scheduler needs no special constraint and every schedule it finds is valid.
 The price is memory, growing with the loops' extents: -v names each expansion.
+
+The C target (`innermost=True`) expands over the innermost of those loops alone: a
+CPU's few threads need no more parallelism than one loop gives, and the copy stays the
+size of a few rows of the program's arrays (doitgen's `sum_1[q][p]`, 179 KB at LARGE,
+not 27 MB), so it stays in the cache; the outer loops keep their order. Any subset of
+the loops would do: the live ranges lie within one iteration of all of them, so within
+one of each. Whether the copy pays is the C target's to decide (cpu/sinking.py).
 """
 from __future__ import annotations
 
@@ -35,12 +42,12 @@ from dataclasses import dataclass, replace
 import islpy as isl
 from pycparser import c_ast
 
-from ...extract.local_arrays import expanded
-from ...extract.model import Access, Array, Reference, Scop, Statement
-from ...isl_context import maps_of, statement_names
-from ...names import fresh_name
-from ..dependences import Dependences, of_named
-from ..parallel import zero_distance
+from ..extract.local_arrays import expanded
+from ..extract.model import Access, Array, Reference, Scop, Statement
+from ..isl_context import maps_of, statement_names
+from ..names import fresh_name
+from .dependences import Dependences, of_named
+from .parallel import zero_distance
 
 
 @dataclass(frozen=True)
@@ -53,8 +60,10 @@ class Expansion:
     copy_back: str | None   # the statement that copies the last values back, if any
 
 
-def expand_temporaries(scop: Scop, deps: Dependences) -> tuple[Scop, tuple[Expansion, ...]]:
-    """The SCoP with each qualifying array expanded (see the module's docstring)."""
+def expand_temporaries(scop: Scop, deps: Dependences,
+                       innermost: bool = False) -> tuple[Scop, tuple[Expansion, ...]]:
+    """The SCoP with each qualifying array expanded (see the module's docstring), over
+    all the loops that qualify or, with `innermost`, over the innermost of them."""
     if not deps.value_based:
         return scop, ()
     done: list[Expansion] = []
@@ -63,7 +72,7 @@ def expand_temporaries(scop: Scop, deps: Dependences) -> tuple[Scop, tuple[Expan
     for array in scop.arrays:
         if array.is_scalar or array.local or array.member is not None or array.hidden:
             continue
-        prefix = _qualifying_prefix(scop, deps, array.name)
+        prefix = _qualifying_prefix(scop, deps, array.name, innermost)
         if prefix is None:
             continue
         scop, expansion = _expanded(scop, array, prefix, taken)
@@ -81,9 +90,10 @@ class _Loops:
     positions: tuple[int, ...]      # the kept loops' positions in `around`
 
 
-def _qualifying_prefix(scop: Scop, deps: Dependences, name: str) -> _Loops | None:
+def _qualifying_prefix(scop: Scop, deps: Dependences, name: str, innermost: bool) -> _Loops | None:
     """Per statement referring to `name`, its values of the loops to expand over
-    (those that add a dimension), or None when the array does not qualify."""
+    (those that add a dimension; the innermost of them alone with `innermost`), or None
+    when the array does not qualify."""
     accesses = [(s, a) for s in scop.statements for a in s.accesses if a.array == name]
     if not accesses or any(not a.exact or (a.is_write and not a.must) or s.calls for s, a in accesses):
         return None     # a call's argument names the array itself, not an element
@@ -107,6 +117,7 @@ def _qualifying_prefix(scop: Scop, deps: Dependences, name: str) -> _Loops | Non
     kept = [k for k in _dimensions(writes, loops[:depth]) if not _carried(others, loops, k)]
     if not kept:
         return None     # no loop that the copies would make parallel
+    kept = kept[-1:] if innermost else kept
     prefix = _prefix([loops[k] for k in kept])
     per_statement = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(prefix.intersect_domain(scop.domain))
                      if m.get_tuple_name(isl.dim_type.in_) in users}
