@@ -162,7 +162,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep every anti and output dependence")
     p.add_argument("--expand-arrays", dest="expand_arrays", action="store_true", default=True,
                    help="GPU targets: give an array whose values live within one iteration of the loops "
-                        "around it a copy per iteration in device memory, so those loops run in parallel [on]")
+                        "around it a copy per iteration in device memory, so those loops run in parallel; C "
+                        "target with --tile: a copy per iteration of the innermost of those loops, where that "
+                        "lets a band keep register blocks [on]")
     p.add_argument("--no-expand-arrays", dest="expand_arrays", action="store_false",
                    help="keep every array as the program declares it (as PPCG)")
     p.add_argument("--schedule-timeout", type=float, default=30.0, metavar="SECONDS",

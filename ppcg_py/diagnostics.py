@@ -52,7 +52,14 @@ class Diagnostics:
 
     def warn(self, message: str, file: str | None = None, line: int | None = None,
              col: int | None = None) -> None:
-        text = _located("warning", message, file, line, col)
+        self._report(_located("warning", message, file, line, col))
+
+    def replay(self, other: "Diagnostics") -> None:
+        """Report the warnings of `other` (a trial compilation's, kept) as this one's."""
+        for text in other.warnings:
+            self._report(text)
+
+    def _report(self, text: str) -> None:
         self.warnings.append(text)
         if self.echo:
             print(text, file=sys.stderr)

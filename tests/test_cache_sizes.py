@@ -9,7 +9,8 @@ from dataclasses import replace
 
 import pytest
 
-from ppcg_py.schedule.cpu.cache_sizes import Caches, blocked_tile_sizes, cache_tile_sizes, host_caches, worth_tiling
+from ppcg_py.schedule.cpu.cache_sizes import (Caches, blocked_tile_sizes, cache_tile_sizes, edge_free_columns,
+                                              host_caches, shared_tile_size, worth_tiling)
 from ppcg_py.schedule.cpu.point_order import access_steps, point_order
 
 from polybench_cases import POLYBENCH, kernel_source
@@ -155,3 +156,28 @@ def test_wide_blocks_size_the_tile_for_the_operands_in_l1_and_l2(caches, element
 ])
 def test_gathering_blocks_get_a_long_tile_along_k(caches, expected):
     assert blocked_tile_sizes((32, 30, 32), (0, 4), (1, 8), False, 8, caches) == expected
+
+
+@pytest.mark.parametrize("size, extent, multiple, threads, expected", [
+    (256, 140, 2, 2, 70),       # doitgen's rows: one tile of 256 left a thread idle
+    (256, 140, 4, 2, 72),       # whole blocks of 4 rows: 72 and 68
+    (256, 1000, 2, 2, 256),     # gemm's 4 tiles of 256 already give each of 2 threads two
+    (256, 1000, 2, 4, 250),     # 4 threads: a tile each
+    (256, None, 2, 2, 256),     # unknown extent
+    (256, 140, 2, 1, 256),      # one thread
+    (64, 140, 2, 3, 48),        # no larger than the model's: 3 tiles of 48 and 44
+])
+def test_the_threads_shared_tile_cuts_the_extent_evenly(size, extent, multiple, threads, expected):
+    assert shared_tile_size(size, extent, multiple, threads) == expected
+
+
+@pytest.mark.parametrize("tile, extent, expected", [
+    (48, 160, 40),      # doitgen: 16 columns left, a tenth: tiles of 40
+    (48, 1100, None),   # gemm: 44 of 1100 left, 4 %
+    (48, 144, None),    # no edge
+    (48, 140, None),    # no multiple of 8 divides 140
+    (48, 24, 24),       # one tile of 24 (2mm's D at MINI)
+    (48, None, None),
+])
+def test_narrow_blocks_replace_a_wide_edge(tile, extent, expected):
+    assert edge_free_columns(tile, extent, 8) == expected

@@ -448,13 +448,16 @@ def test_register_blocks_in_the_straddling_option_set(tmp_path):
     assert "reg_B[c6][c7] = B[8 * c0 + " in text, text
 
 
-@pytest.mark.parametrize("kernel, blocks", [("gemm", [(2, 24)]), ("2mm", [(2, 24)] * 2), ("syr2k", [(4, 8)]),
-                                            ("covariance", [(2, 24)])])
+@pytest.mark.parametrize("kernel, blocks", [("gemm", [(2, 24)]), ("2mm", [(2, 24), (4, 8)]), ("syr2k", [(4, 8)]),
+                                            ("covariance", [(2, 24)]), ("doitgen", [(2, 24)])])
 def test_register_tiles_of_polybench(kernel, blocks):
-    """The bands that get register blocks, and their shapes: 2 rows of 6 vectors where
-    the columns are contiguous, 4 rows of 2 where they gather from rows (syr2k's
-    `A[j][k]`); covariance's band also writes `cov[j][i]`, which a block of rows and
-    columns does not hold, so that statement gets a band of its own (epilogues.py)."""
+    """The bands that get register blocks, and their shapes (MINI): 2 rows of 6 vectors
+    where the columns are contiguous, 4 rows of 2 where they gather from rows (syr2k's
+    `A[j][k]`) or where the wide blocks' tiles would leave an edge tile (2mm's `D`: 24
+    columns, one tile of 24); covariance's band also writes
+    `cov[j][i]`, which a block of rows and columns does not hold, so that statement gets
+    a band of its own (epilogues.py). doitgen's blocks are those of its copy of `sum`
+    per `q` (schedule/expansion.py, cpu/sinking.py)."""
     tiles = [t for s in _cpu_schedules(kernel, openmp=True, tile=True, cache_tiles=True) for t in s.register_tiles]
     assert [t.extents for t in tiles] == blocks, tiles
 

@@ -45,21 +45,24 @@ from ...extract.model import Scop
 from ...isl_context import band_tiled, statement_names
 from ...options import Options
 from ..distribute import distributed
+from ..expansion import Expansion, expand_temporaries
 from ..parallel import strict_coincidence
 from ..plan import ScheduledScop
 from ..private import changed_values, privatize
 from ..scheduler import compute_schedule, scheduling_start
 from ..sizes import KernelSizes, kernel_sizes, user_sizes
-from .cache_sizes import blocked_tile_sizes, cache_tile_sizes, element_bytes, worth_tiling
+from .cache_sizes import (blocked_tile_sizes, cache_tile_sizes, edge_free_columns, element_bytes, shared_tile_size,
+                          worth_tiling)
 from .epilogues import epilogues_apart
 from .full_tiles import with_full_tiles_isolated
 from .load_balance import uneven_work
 from .parallel_work import too_little_work
-from ..loop_extents import in_bounds_instances
+from ..loop_extents import band_extents, in_bounds_instances
 from .point_order import FAR, AccessSteps, PointOrder, access_steps, given_order, permuted, point_order
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
-from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked
+from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked, narrow_block
+from .sinking import members_sunk
 from .time_tiles import (carried_outermost, fits_in_l2, in_source_order, recurrent_rows, rows_apart, separated,
                          time_band, time_tile_sizes, wavefront)
 
@@ -130,6 +133,8 @@ class _Walk:
     time_tiled: bool = False        # the tree's top band is tiled along time (time_tiles.py)
     # the loops left serial for want of work (parallel_work.py), for -v
     serial_notes: list[str] = field(default_factory=list)
+    # the bands whose loops moved into the statement groups below them (sinking.py), for -v
+    sinking_notes: list[str] = field(default_factory=list)
     _in_bounds: isl.UnionSet | None = None
 
     @property
@@ -170,8 +175,41 @@ class _Walk:
 def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | None = None,
                      first_tiled: int = 0) -> CpuSchedule:
     """Dependences, isl's schedule, tiling, the parallel loops and their private scalars;
-    `first_tiled` is the number of the SCoP's first tiled band (the bands of the SCoPs before)."""
+    `first_tiled` is the number of the SCoP's first tiled band (the bands of the SCoPs before).
+
+    A temporary array whose values live within one iteration of the loops around it
+    (doitgen's `sum`) gets a copy per iteration of the innermost of them
+    (schedule/expansion.py) where the copies let a band's loops move into the statement
+    groups below it and a group then keeps register blocks (sinking.py); elsewhere the
+    program keeps its arrays, and its schedule."""
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
+    if options.expand_arrays and options.tile and options.register_tiles and options.reschedule:
+        full = scheduling_start(scop, options, diagnostics)[0]
+        expanded, expansions = expand_temporaries(scop, full, innermost=True)
+        if expansions:
+            trial = Diagnostics(echo=False)
+            planned, moved = _planned(expanded, options, trial, first_tiled,
+                                      frozenset(e.copy_back for e in expansions if e.copy_back))
+            if moved:
+                diagnostics.replay(trial)
+                notes = _expansion_notes(expanded, expansions) if options.verbose else ()
+                return replace(planned, notes=notes + planned.notes)
+    return _planned(scop, options, diagnostics, first_tiled)[0]
+
+
+def _expansion_notes(scop: Scop, expansions: tuple[Expansion, ...]) -> tuple[str, ...]:
+    """-v: each array copied per iteration of a loop (C target)."""
+    return tuple(f"'{e.array}' (line {scop.array(e.copy).declared_line or scop.start_line}) holds values that "
+                 f"live within one iteration of the loops around it: a copy per iteration of the innermost, "
+                 f"'{e.copy}', lets that loop move into the statements below it and keep register blocks"
+                 + (f"; {e.copy_back} copies the last values back" if e.copy_back else "") for e in expansions)
+
+
+def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int,
+             last: frozenset[str] = frozenset()) -> tuple[CpuSchedule, bool]:
+    """The plan of `scop` (`last`: statements isl schedules after all others, the copies
+    back of expanded arrays), and whether some band's loops moved into the statement
+    groups below it (sinking.py)."""
     full, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
     # the reductions whose order may change: their chains leave the constraints
     relaxation = relax(scop, full, enabled_groups(scop, options.reductions))
@@ -185,7 +223,7 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
                                                                  if (g.op, g.array) in refused])
     while True:
         across_time, time_note = _time_schedule(scop, deps, options, fixed) if relaxation is None else (None, None)
-        schedule = across_time or compute_schedule(scop, deps, options, diagnostics, fixed, serial)
+        schedule = across_time or compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
         finder = None
         if relaxation is not None:     # isl's flags say parallel under the relaxed constraints
             schedule = strict_coincidence(schedule, full.coincidence(fixed))
@@ -213,10 +251,12 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
         notes += tuple(walk.serial_notes)
     if options.verbose and time_note is not None:
         notes += (_time_tiles_note(time_note, walk, first_tiled) if across_time else time_note,)
+    if options.verbose:
+        notes += tuple(walk.sinking_notes)
     return CpuSchedule(scop=scop, dependences=full, schedule=schedule, final_schedule=final, names=names,
                        notes=notes, parallel=loops, vector_loops=tuple(walk.vector_loops),
                        band_sizes=tuple(walk.band_sizes), register_tiles=tuple(walk.register_tiles),
-                       first_band=first_tiled, time_tiled=walk.time_tiled)
+                       first_band=first_tiled, time_tiled=walk.time_tiled), bool(walk.sinking_notes)
 
 
 def _time_schedule(scop: Scop, deps, options: Options,
@@ -300,10 +340,13 @@ def _reduction_notes(scop: Scop, full, relaxation: Relaxation | None, schedule: 
     return tuple(dict.fromkeys(lines))
 
 
-def _tile_all(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
+def _tile_all(node: isl.ScheduleNode, walk: _Walk, sink: bool = True) -> isl.ScheduleNode:
     """Tile every permutable band of several members at and below `node` (not the point
-    bands this makes, nor the register blocks: nothing below them is a band); returns
-    the node at its position."""
+    bands this makes, nor the register blocks: nothing below them is a band), a band's
+    loops first moved into the statement groups below it where a group then keeps
+    register blocks (`sink`); returns the node at its position."""
+    if sink and node.get_type() == NT.band and (moved := _sunk_for_blocks(node, walk)) is not None:
+        return _tile_all(moved, walk, sink=False)
     if node.get_type() == NT.band and node.band_n_member() > 1 and node.band_get_permutable():
         split = _epilogues_split(node, walk)
         if split is not None:       # a band per group: tile each
@@ -320,6 +363,41 @@ def _tile_all(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     for k in range(node.n_children()):
         node = _tile_all(node.child(k), walk).parent()
     return node
+
+
+def _sunk_for_blocks(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode | None:
+    """The band with loops moved into the statement groups of the sequence below it
+    (sinking.py), where more groups then keep a register block (under the model's sizes,
+    whatever `--sizes` says, so that the bands `kernel[i]` numbers do not depend on them);
+    else None. Not with reductions relaxed (their loops' flags are the finder's), nor in
+    a band tiled along time."""
+    if not walk.options.register_tiles or walk.time_tiled or walk.reductions is not None:
+        return None
+    if band.child(0).get_type() != NT.sequence or not band.band_get_permutable():
+        return None
+    moved = members_sunk(band, walk.dependences)     # cheaper than the plans: first
+    if moved is None:
+        return None
+    sequence = moved.child(0) if moved.get_type() == NT.band else moved
+    after = sum(_has_block(sequence.child(k).child(0), walk) for k in range(sequence.n_children()))
+    if not after or (band.band_n_member() > 1 and _model_block_plan(band, walk) is not None):
+        return None
+    before = sum(_has_block(band.child(0).child(k).child(0), walk) for k in range(band.child(0).n_children()))
+    if after <= before:
+        return None
+    statements = statement_names(band.get_domain())
+    lines = ", ".join(sorted({str(st.line) for st in walk.scop.statements if st.name in statements}, key=int))
+    kept = moved.band_n_member() if moved.get_type() == NT.band else 0
+    walk.sinking_notes.append(f"the band around the statements of line(s) {lines}: {band.band_n_member() - kept} of "
+                              f"its {band.band_n_member()} loop(s) move into each statement group below it, "
+                              f"where {after} group(s) then keep register blocks")
+    return moved
+
+
+def _has_block(node: isl.ScheduleNode, walk: _Walk) -> bool:
+    """Whether `node` is a band that would keep a register block."""
+    return node.get_type() == NT.band and node.band_n_member() > 1 and node.band_get_permutable() and \
+        _model_block_plan(node, walk) is not None
 
 
 def _epilogues_split(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode | None:
@@ -419,18 +497,17 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     shape = _asked_block(walk.sizes, number)
     contiguous = _contiguous(steps, order)
 
-    def blocks(tile: tuple[int, ...], aligned: bool = True):
+    def blocks(tile: tuple[int, ...], aligned: bool = True, block: tuple[int, int] | None = shape):
         points = permuted(band_tiled(band, tile).child(0), order.order)
-        plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, shape, contiguous, aligned) \
+        plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, block, contiguous, aligned) \
             if walk.options.register_tiles else None
         return points, plan
     points, plan = blocks(tile, aligned=not walk.options.cache_tiles)
-    if plan is not None and walk.options.cache_tiles and (fitted := blocked_tile_sizes(
-            tile, (order.order[plan.rows_member], plan.extents[0]),
-            (order.order[plan.columns_member], plan.extents[1]), contiguous,
-            element_bytes(walk.scop.array(plan.array).element_type))) != tile:
-        tile = fitted
-        points, plan = blocks(tile)
+    if plan is not None and walk.options.cache_tiles:
+        fitted, block = _fitted_to_blocks(band, walk, tile, order.order, plan, contiguous)
+        if (fitted, block) != (tile, plan.extents):
+            tile = fitted
+            points, plan = blocks(tile, block=shape if block == plan.extents else block)
     register = plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ()
     if plan is None and shape not in (None, (1, 1)) and walk.options.register_tiles and \
             blocks(tile, aligned=False)[1] is not None:     # the band would take it, the tile sizes not
@@ -447,6 +524,31 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     if isolate:
         tiled = with_full_tiles_isolated(tiled, band.band_get_partial_schedule(), tile)
     return tiled, plan is not None
+
+
+def _fitted_to_blocks(band: isl.ScheduleNode, walk: _Walk, tile: tuple[int, ...], order: tuple[int, ...],
+                      plan: BlockPlan, contiguous: bool) -> tuple[tuple[int, ...], tuple[int, int]]:
+    """The model's tile sizes and register block for a band with blocks: whole blocks
+    along the rows and the columns (blocked_tile_sizes); narrower blocks in column tiles
+    that divide the columns' extent where the default's leave an edge tile of more than
+    a sixteenth of it (cache_sizes.edge_free_columns); the rows cut into tiles enough for
+    the threads where their tile loop is the parallel one (cache_sizes.shared_tile_size)."""
+    rows, columns = order[plan.rows_member], order[plan.columns_member]
+    element_type = walk.scop.array(plan.array).element_type
+    element = element_bytes(element_type)
+    block = plan.extents
+    fitted = blocked_tile_sizes(tile, (rows, block[0]), (columns, block[1]), contiguous, element)
+    extents = band_extents(band, walk.in_bounds)
+    narrow = narrow_block(element_type)
+    if _asked_block(walk.sizes, walk.first + len(walk.band_sizes)) is None and block[1] > narrow[1] and \
+            (dividing := edge_free_columns(fitted[columns], extents[columns], narrow[1])) is not None:
+        block = narrow
+        fitted = blocked_tile_sizes(fitted[:columns] + (dividing,) + fitted[columns + 1:], (rows, block[0]),
+                                    (columns, block[1]), contiguous, element)
+    chosen = walk.parallel_member(band) if walk.options.openmp else None
+    if chosen is not None and chosen[0] == rows:
+        fitted = fitted[:rows] + (shared_tile_size(fitted[rows], extents[rows], block[0]),) + fitted[rows + 1:]
+    return fitted, block
 
 
 def _time_tiled(band: isl.ScheduleNode, walk: _Walk, number: int) -> isl.ScheduleNode:

@@ -86,6 +86,11 @@ def default_shape(element_type: str, contiguous: bool) -> tuple[int, int]:
     return (ROWS // 2, WIDE_VECTORS * lanes) if contiguous else (ROWS, VECTORS * lanes)
 
 
+def narrow_block(element_type: str) -> tuple[int, int]:
+    """4 rows of 2 vectors: the block for column tiles narrower than the wide one's."""
+    return ROWS, VECTORS * _lanes(element_type)
+
+
 def _lanes(element_type: str) -> int:
     return max(1, VECTOR_BYTES // element_bytes(element_type))
 
