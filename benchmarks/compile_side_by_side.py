@@ -3,12 +3,15 @@ interleaved (base, head, base, head, ...) so that a busy machine slows both alik
 least of `repeat` runs each, and the geometric mean of head over base. Each checkout
 needs its own .venv (`make install`); the sources are this checkout's.
 
-    python benchmarks/compile_side_by_side.py BASE_CHECKOUT REPEAT KERNEL...
+    python benchmarks/compile_side_by_side.py [--args="--target=c --openmp --tile"] BASE_CHECKOUT REPEAT KERNEL...
+
+`--args`: ppcg-py options for both (the CUDA target by default).
 """
 from __future__ import annotations
 
 import math
 import resource
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -19,17 +22,20 @@ sys.path.insert(0, str(ROOT))
 from polybench.kernels import KERNELS, compile_flags  # noqa: E402
 
 
-def cpu_seconds(checkout: str, kernel) -> float:
+def cpu_seconds(checkout: str, kernel, args: list[str]) -> float:
     """User and system time of one compilation by `checkout`'s ppcg-py."""
     with tempfile.TemporaryDirectory() as out:
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        subprocess.run([f"{checkout}/.venv/bin/python", "-m", "ppcg_py", *compile_flags(kernel, "LARGE"),
+        subprocess.run([f"{checkout}/.venv/bin/python", "-m", "ppcg_py", *args, *compile_flags(kernel, "LARGE"),
                         "-d", out, str(ROOT / kernel.path)], cwd=checkout, capture_output=True, check=True)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def main(argv: list[str]) -> int:
+    args: list[str] = []
+    if argv and argv[0].startswith("--args="):
+        args, argv = shlex.split(argv[0][len("--args="):]), argv[1:]
     base, repeat, names = argv[0], int(argv[1]), argv[2:]
     checkouts = {"base": base, "head": str(ROOT)}
     kernels = {k.name: k for k in KERNELS}
@@ -38,7 +44,7 @@ def main(argv: list[str]) -> int:
         best = {role: math.inf for role in checkouts}
         for _ in range(repeat):
             for role, checkout in checkouts.items():
-                best[role] = min(best[role], cpu_seconds(checkout, kernels[name]))
+                best[role] = min(best[role], cpu_seconds(checkout, kernels[name], args))
         ratios.append(best["head"] / best["base"])
         print(f"{name}: base {best['base']:.2f} s, head {best['head']:.2f} s, ratio {ratios[-1]:.2f}", flush=True)
     print(f"geometric mean head/base: {math.exp(sum(map(math.log, ratios)) / len(ratios)):.3f}")
