@@ -553,6 +553,70 @@ def test_register_blocks_of_several_shapes_verify(name, block, tmp_path):
         del BODIES[name]
 
 
+# an array accumulated in a block and read elsewhere along the loop between
+APART_BODIES = {
+    # trmm's: B accumulated along k, reading the rows below it (not yet updated)
+    "rows_below": """\
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      for (k = i + 1; k < n; k++)
+        B[i][j] += 0.125 * (x[k] + x[i]) * B[k][j];
+#pragma endscop""",
+    # ... and reading the rows above it, already updated
+    "rows_above": """\
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      for (k = 0; k < i; k++)
+        B[i][j] += 0.125 * (x[k] + x[i]) * B[k][j];
+#pragma endscop""",
+    # ... and its own row, as its block has updated it so far
+    "own_row": """\
+#pragma scop
+  for (i = 0; i < n; i++)
+    for (j = 0; j < m; j++)
+      for (k = 0; k <= i; k++)
+        B[i][j] += 0.125 * (x[k] + x[i]) * B[k][j];
+#pragma endscop""",
+}
+
+
+@pytest.mark.parametrize("name, block", [("rows_below", "double reg_B[2][24];"),
+                                         ("rows_above", "double reg_B[1][24];")])
+def test_a_block_beside_reads_of_other_rows_of_its_array(name, block, tmp_path):
+    """trmm's `B[i][j] += A[k][i] * B[k][j]` over `k > i`: the block of `B[i][j]` stays in
+    registers while `B[k][j]` is read from memory, two rows at a time, since row `i`
+    reads row `i + 1` before that row's own updates. Reading the rows above (`k < i`),
+    row `i + 1` needs row `i` finished: its block is one row. The model's sizes; 64 x 29."""
+    BODIES[name] = APART_BODIES[name]
+    try:
+        source = _program(tmp_path, name, n=64)
+        text = _compiled(source, tmp_path, "--tile")
+        assert block in text, text
+        assert re.search(r"reg_B\[0\]\[c\d+\] \+= .* \* B\[", text), text      # B[k][j] from memory
+        report = verify(VerifyConfig(source=source, ppcg_args=("--tile",), target="c"), tmp_path / "work")
+        assert report.ok, report.summary()
+    finally:
+        del BODIES[name]
+
+
+@pytest.mark.parametrize("sizes", [(), ("--sizes", "{ kernel[0] -> register[2, 24] }")])
+def test_no_block_holds_a_row_read_from_memory_after_its_updates(tmp_path, sizes):
+    """own_row reads `B[i][j]` through `B[k][j]` at `k = i`, after the loop over `k` has
+    updated it: in a block, memory would still hold its first value. It gets no block,
+    of one row or two, and computes what gcc computes."""
+    BODIES["own_row"] = APART_BODIES["own_row"]
+    try:
+        source = _program(tmp_path, "own_row", n=64)
+        text = _compiled(source, tmp_path, "--tile", *sizes)
+        report = verify(VerifyConfig(source=source, ppcg_args=("--tile", *sizes), target="c"), tmp_path / "work")
+    finally:
+        del BODIES["own_row"]
+    assert "reg_B" not in text, text
+    assert report.ok, report.summary()
+
+
 def test_register_block_that_straddles_tiles_is_refused_with_a_warning(tmp_path):
     """A block of 2 x 3 in 12 x 16 tiles would straddle two tiles along the columns:
     the band keeps its point loops, and the user hears why."""

@@ -79,7 +79,7 @@ def build_c_ast(scheduled: CpuSchedule) -> ScopAst:
     scop = scheduled.scop
     statements = {s.name: s for s in scop.statements}
     tiles = {t.name: t for t in scheduled.register_tiles}
-    blocked = _accesses_to(scop, {t.array for t in tiles.values()})
+    blocked = {t.name: _accesses_to(scop, t.tags) for t in tiles.values()}
     result = ScopAst(scop, None)  # type: ignore[arg-type]
     inside: list[RegisterTile] = []     # the register tile whose mark isl is generating
 
@@ -93,7 +93,7 @@ def build_c_ast(scheduled: CpuSchedule) -> ScopAst:
         for acc in stmt.accesses:
             if printed is not None and acc.tag not in printed:
                 continue
-            if inside and acc.array == inside[-1].array:
+            if inside and acc.tag in inside[-1].tags:
                 references[acc.tag] = _in_block(inside[-1], stmt.domain, at, scheduled.names, build)
                 continue
             if not acc.exact:
@@ -117,7 +117,7 @@ def build_c_ast(scheduled: CpuSchedule) -> ScopAst:
             return node
         inside.pop()
         key = f"{tile.name}@{len(result.blocks)}"
-        result.blocks[key] = RegisterBlock(tile, _first_element(blocked[tile.array], build))
+        result.blocks[key] = RegisterBlock(tile, _first_element(blocked[tile.name], build))
         return node.set_annotation(isl.Id(key, context=scop.ctx))
 
     def build(schedule: isl.Schedule) -> isl.AstNode:
@@ -146,14 +146,13 @@ def _in_block(tile: RegisterTile, instance: isl.Set, at: isl.PwMultiAff, names, 
     return Subscript(names.register + tile.array, place, buffer=True)
 
 
-def _accesses_to(scop, arrays: set[str]) -> dict[str, isl.UnionMap]:
-    """Per array, every instance -> element its statements access."""
-    found: dict[str, isl.UnionMap] = {}
+def _accesses_to(scop, tags: frozenset[str]) -> isl.UnionMap:
+    """Every instance -> element that the accesses `tags` (a block's) reach."""
+    found = isl.UnionMap.empty(scop.context.get_space())
     for stmt in scop.statements:
         for acc in stmt.accesses:
-            if acc.array in arrays:
-                part = isl.UnionMap.from_map(acc.index.intersect_domain(stmt.domain))
-                found[acc.array] = found[acc.array].union(part) if acc.array in found else part
+            if acc.tag in tags:
+                found = found.union(isl.UnionMap.from_map(acc.index.intersect_domain(stmt.domain)))
     return found
 
 

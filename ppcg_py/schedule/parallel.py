@@ -82,14 +82,14 @@ def respects(schedule: isl.Schedule, dependences: isl.UnionMap) -> bool:
         source = times[dep.get_tuple_name(isl.dim_type.in_)]
         sink = times[dep.get_tuple_name(isl.dim_type.out)]
         n = max(source.dim(isl.dim_type.out), sink.dim(isl.dim_type.out))
-        source, sink = _padded(source, n), _padded(sink, n)
+        source, sink = padded(source, n), padded(sink, n)
         pairs = dep.apply_domain(source).apply_range(sink)
         if not pairs.is_subset(isl.Map.lex_lt(pairs.get_space().domain()).align_params(pairs.get_space())):
             return False
     return True
 
 
-def _padded(times: isl.Map, n: int) -> isl.Map:
+def padded(times: isl.Map, n: int) -> isl.Map:
     """Schedule values with zeros appended up to `n` dimensions, on an anonymous tuple."""
     extra = n - times.dim(isl.dim_type.out)
     times = times.reset_tuple_id(isl.dim_type.out)

@@ -423,7 +423,7 @@ def _model_block_plan(band: isl.ScheduleNode, walk: _Walk) -> BlockPlan | None:
     tile = _model_tile(band, walk, steps, order)
     points = permuted(band_tiled(band, tile).child(0), order.order)
     return block_plan(points, walk.scop, tile, order.order, order.vector_safe, None, _contiguous(steps, order),
-                      aligned=False)
+                      aligned=False, dependences=walk.dependences)
 
 
 def _model_tile(band: isl.ScheduleNode, walk: _Walk, steps: AccessSteps, order: PointOrder) -> tuple[int, ...]:
@@ -499,8 +499,8 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
 
     def blocks(tile: tuple[int, ...], aligned: bool = True, block: tuple[int, int] | None = shape):
         points = permuted(band_tiled(band, tile).child(0), order.order)
-        plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, block, contiguous, aligned) \
-            if walk.options.register_tiles else None
+        plan = block_plan(points, walk.scop, tile, order.order, order.vector_safe, block, contiguous, aligned,
+                          walk.dependences) if walk.options.register_tiles else None
         return points, plan
     points, plan = blocks(tile, aligned=not walk.options.cache_tiles)
     if plan is not None and walk.options.cache_tiles:

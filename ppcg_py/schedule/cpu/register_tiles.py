@@ -32,7 +32,8 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ...extract.model import Scop
-from ...isl_context import schedule_values, sets_of, statement_names, union_of, union_set_list
+from ...isl_context import maps_of, schedule_values, sets_of, statement_names, union_of, union_set_list
+from ..parallel import padded, schedule_map
 from .cache_sizes import element_bytes
 from ..distribute import keeps_dependences, statement_children
 from .point_order import placed_instances
@@ -56,6 +57,8 @@ class RegisterTile:
     depths: tuple[int, int]     # schedule dimensions of the row and the column point loops
     # each instance's row and column in its block (isl may unroll or drop those loops)
     places: tuple[isl.UnionPwAff, isl.UnionPwAff]
+    # the accesses the block holds (tags); the array's others read memory (trmm's B[k][j])
+    tags: frozenset[str] = frozenset()
 
     @property
     def name(self) -> str:
@@ -73,6 +76,7 @@ class BlockPlan:
     subscripts: tuple[int, int]
     statements: frozenset[str]  # those that access the array
     column_tile: int            # the tile size of member v: a strip's width
+    tags: frozenset[str] = frozenset()  # the accesses the block holds (all the array's but those apart)
 
 
 def default_shape(element_type: str, contiguous: bool) -> tuple[int, int]:
@@ -106,7 +110,7 @@ def _shape_in_tile(shape: tuple[int, int], sizes: tuple[int, int], lanes: int) -
 
 def block_plan(points: isl.ScheduleNode, scop: Scop, tile: tuple[int, ...], order: tuple[int, ...],
                vector_safe: bool, shape: tuple[int, int] | None = None, contiguous: bool = False,
-               aligned: bool = True) -> BlockPlan | None:
+               aligned: bool = True, dependences: isl.UnionMap | None = None) -> BlockPlan | None:
     """A register block for the point band `points` (members already in `order`, `tile`
     in band order), or None: the innermost member vectorised and coincident, another
     coincident member, a third member to run between them, an array that every
@@ -115,7 +119,12 @@ def block_plan(points: isl.ScheduleNode, scop: Scop, tile: tuple[int, ...], orde
     `default_shape` (`contiguous`: no access jumps along the vector member), made
     smaller where the tile needs it; the tile's sizes along `u` and `v` must be
     multiples of the block's (not `aligned`: sizes about to be fitted to the block,
-    at least as large)."""
+    at least as large). The rows' member may carry dependences where `dependences` are
+    given and none goes from the instances left unblocked back to the blocks, which run
+    first (`_blocks_first`). The array's accesses that do not move with `u` and `v` (trmm's
+    `B[k][j]`, read along `k` beside the block of `B[i][j]`) stay in memory where no block
+    holds an element they write, nor one they read after the block's statements wrote it
+    in the same block (`_apart_keep_their_values`)."""
     n = points.band_n_member()
     if n < 3 or not vector_safe or _has_bands_below(points):
         return None
@@ -123,7 +132,8 @@ def block_plan(points: isl.ScheduleNode, scop: Scop, tile: tuple[int, ...], orde
     if any(s.calls for s in statements):
         return None
     v = n - 1
-    rows_members = [k for k in range(n - 1) if points.band_member_get_coincident(k)]
+    # a row member that carries dependences needs them to check the blocks' order
+    rows_members = [k for k in range(n - 1) if points.band_member_get_coincident(k) or dependences is not None]
     if not points.band_member_get_coincident(v) or not rows_members:
         return None
     written = [a.array for s in statements for a in s.accesses if a.is_write]
@@ -134,19 +144,39 @@ def block_plan(points: isl.ScheduleNode, scop: Scop, tile: tuple[int, ...], orde
         if shape is not None and shape[0] * shape[1] == 1:
             return None
         for u in rows_members:
+            found = _block_accesses(points, statements, array, u, v)
+            if found is None:
+                continue
+            subscripts, tags = found
+            if not any(a.tag in tags and a.is_write for s in statements for a in s.accesses):
+                continue        # a block that nothing accumulates into saves nothing
+            accessing = frozenset(s.name for s in statements if any(a.array == array for a in s.accesses))
+            apart = any(a.array == array and a.tag not in tags for s in statements for a in s.accesses)
             sizes = (tile[order[u]], tile[order[v]])
-            extents = shape or default_shape(arr.element_type, contiguous)
-            if shape is None and aligned:
-                extents = _shape_in_tile(extents, sizes, _lanes(arr.element_type))
-            if extents is None or extents[0] * extents[1] == 1 or any(
-                    size % extent if aligned else size < extent for size, extent in zip(sizes, extents)):
-                continue        # a block would straddle two tiles
-            rows, columns = extents
-            subscripts = _moved_subscripts(points, statements, array, u, v)
-            if subscripts is not None:
-                accessing = frozenset(s.name for s in statements if any(a.array == array for a in s.accesses))
-                return BlockPlan(u, v, array, (rows, columns), subscripts, accessing, tile[order[v]])
+            for extents in _shapes(shape, arr.element_type, contiguous, apart):
+                if shape is None and aligned:
+                    extents = _shape_in_tile(extents, sizes, _lanes(arr.element_type))
+                if extents is None or extents[0] * extents[1] == 1 or any(
+                        size % extent if aligned else size < extent for size, extent in zip(sizes, extents)):
+                    continue        # a block would straddle two tiles
+                plan = BlockPlan(u, v, array, extents, subscripts, accessing, tile[order[v]], tags)
+                if apart and not _apart_keep_their_values(points, scop, statements, plan):
+                    continue
+                if not points.band_member_get_coincident(u) and not _blocks_first(points, plan, dependences):
+                    continue
+                return plan
     return None
+
+
+def _shapes(shape: tuple[int, int] | None, element_type: str, contiguous: bool,
+            apart: bool) -> list[tuple[int, int]]:
+    """The blocks to try: the user's, or the default and, where accesses to the array
+    lie apart from its block (trmm's `B[k][j]` beside `B[i][j]`), one row of it: a
+    single row's block never holds an element those read."""
+    if shape is not None:
+        return [shape]
+    rows, columns = default_shape(element_type, contiguous)
+    return [(rows, columns), (1, columns)] if apart and rows > 1 else [(rows, columns)]
 
 
 def blocked(points: isl.ScheduleNode, plan: BlockPlan, index: int, vector_mark: Callable[[], str],
@@ -192,7 +222,8 @@ def blocked(points: isl.ScheduleNode, plan: BlockPlan, index: int, vector_mark: 
     below = below.insert_mark(isl.Id(f"{MARK}{index}", context=ctx))
     below = _inserted(below, partial, [_floor_div(pu, rows), _floor_div(pv, columns)], [True, True])
     depth = below.get_schedule_depth() + 2 + len(others)
-    tile = RegisterTile(index, plan.array, plan.extents, plan.subscripts, (depth, depth + 1), (row, column))
+    tile = RegisterTile(index, plan.array, plan.extents, plan.subscripts, (depth, depth + 1), (row, column),
+                        plan.tags)
     return below.parent().parent(), tile
 
 
@@ -223,32 +254,105 @@ def _has_bands_below(points: isl.ScheduleNode) -> bool:
     return any(walk(points.child(k)) for k in range(points.n_children()))
 
 
-def _moved_subscripts(points: isl.ScheduleNode, statements, array: str, u: int, v: int) -> tuple[int, int] | None:
+def _block_accesses(points: isl.ScheduleNode, statements, array: str, u: int,
+                    v: int) -> tuple[tuple[int, int], frozenset[str]] | None:
     """The subscripts of `array` that move with members `u` and `v` (as `+u`, `+v`) in
-    every access under the band, all others fixed by the outer loops; None if some
-    access is not of that form."""
+    its accesses under the band that have that form, all others fixed by the outer
+    loops, and the tags of those accesses; None if none has it, if two have it with
+    different subscripts, or if some access is not exact."""
     placed = placed_instances(points)
     outer = points.get_schedule_depth()
     n = points.band_n_member()
-    elements = None
+    found, tags = None, set()
     for stmt in statements:
+        at = placed.intersect_domain(isl.UnionSet.from_set(stmt.domain))
         for acc in stmt.accesses:
             if acc.array != array:
                 continue
             if not acc.exact:
                 return None
-            at = placed.intersect_domain(isl.UnionSet.from_set(stmt.domain))
             mapped = at.reverse().apply_range(isl.UnionMap.from_map(acc.index))
-            elements = mapped if elements is None else elements.union(mapped)
-    if elements is None:
-        return None
-    found = None
-    for part in sets_of(elements.wrap()):
-        shape = _shape(part.unwrap(), outer, n, u, v)
-        if shape is None or (found is not None and shape != found):
-            return None
-        found = shape
-    return found
+            shapes = {_shape(part.unwrap(), outer, n, u, v) for part in sets_of(mapped.wrap())}
+            if len(shapes) != 1 or None in shapes:
+                continue        # apart from the block
+            shape, = shapes
+            if found is not None and shape != found:
+                return None
+            found = shape
+            tags.add(acc.tag)
+    return None if found is None else (found, frozenset(tags))
+
+
+def _block_of(points: isl.ScheduleNode, plan: BlockPlan) -> isl.UnionMap:
+    """{ S[i] -> [outer values, u / rows, v / columns] }: the block an instance runs in,
+    from the copy in before the loops between to the copy out after them."""
+    placed = placed_instances(points)
+    outer = points.get_schedule_depth()
+    names = [f"s{k}" for k in range(outer + points.band_n_member())]
+    u, v = names[outer + plan.rows_member], names[outer + plan.columns_member]
+    rows, columns = plan.extents
+    block = isl.Map(f"{{ [{', '.join(names)}] -> [{', '.join(names[:outer] + [f'floor({u} / {rows})', f'floor({v} / {columns})'])}] }}",
+                    context=points.get_ctx()).align_params(placed.get_space())
+    return placed.apply_range(isl.UnionMap.from_map(block))
+
+
+def _apart_keep_their_values(points: isl.ScheduleNode, scop: Scop, statements, plan: BlockPlan) -> bool:
+    """Whether the accesses to the array that the block does not hold may stay in memory:
+    in one block, none writes an element the block holds, and none reads one that a
+    statement wrote through the block earlier in the original order (memory keeps the
+    element's value from before the block until the copy out). trmm's row `i` reads
+    `B[i + 1][j]` before row `i + 1` updates it: two rows may share a block."""
+    block_of = _block_of(points, plan)
+    held, reads, writes, held_writes = None, None, None, None
+
+    def joined(found, part):
+        return part if found is None else found.union(part)
+    for stmt in statements:
+        for acc in stmt.accesses:
+            if acc.array != plan.array:
+                continue
+            part = isl.UnionMap.from_map(acc.index.intersect_domain(stmt.domain))
+            if acc.tag in plan.tags:
+                held = joined(held, part)
+                held_writes = joined(held_writes, part) if acc.is_write else held_writes
+            elif acc.is_write:
+                writes = joined(writes, part)
+            else:
+                reads = joined(reads, part)
+    blocks_held = block_of.reverse().apply_range(held)
+    if writes is not None and not block_of.reverse().apply_range(writes).intersect(blocks_held).is_empty():
+        return False
+    if reads is None or held_writes is None:
+        return True
+    same_block = block_of.apply_range(block_of.reverse())
+    stale = held_writes.apply_range(reads.reverse()).intersect(same_block)     # writer -> reader of one element
+    return stale.is_empty() or _all_later(stale, scop)
+
+
+def _all_later(pairs: isl.UnionMap, scop: Scop) -> bool:
+    """Whether every reader in `pairs` (writer -> reader) comes before its writer in the
+    original order: it then reads the value from before the block, which memory holds."""
+    times = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(schedule_map(scop.schedule))}
+    for pair in maps_of(pairs):
+        writer, reader = times[pair.get_tuple_name(isl.dim_type.in_)], times[pair.get_tuple_name(isl.dim_type.out)]
+        n = max(writer.dim(isl.dim_type.out), reader.dim(isl.dim_type.out))
+        values = pair.apply_domain(padded(writer, n)).apply_range(padded(reader, n))
+        if not values.is_subset(isl.Map.lex_gt(values.get_space().domain()).align_params(values.get_space())):
+            return False
+    return True
+
+
+def _blocks_first(points: isl.ScheduleNode, plan: BlockPlan, dependences: isl.UnionMap | None) -> bool:
+    """Whether the full blocks may run before the rest of their tile: no dependence goes
+    from an instance left unblocked to one in a block, under equal outer loops (a
+    coincident row member makes this so; one that carries dependences must check)."""
+    if dependences is None:
+        return False
+    full = _full_block_instances(points, plan)
+    rest = points.get_domain().subtract(full)
+    outer = points.get_prefix_schedule_union_map()
+    back = dependences.intersect_domain(rest).intersect_range(full)
+    return back.is_empty() or back.intersect(outer.apply_range(outer.reverse())).is_empty()
 
 
 def _shape(elements: isl.Map, outer: int, n: int, u: int, v: int) -> tuple[int, int] | None:
