@@ -17,7 +17,7 @@ from ppcg_py.schedule.cpu import schedule_for_cpu
 from ppcg_py.schedule.cpu.sinking import members_sunk
 from ppcg_py.verify.harness import VerifyConfig, verify
 
-from test_expansion import DOITGEN, PROGRAM
+from test_expansion import DOITGEN, _program
 
 NT = isl.schedule_node_type
 DOMAIN = "[n] -> { S0[i, j] : 0 <= i, j < n; S1[i, j] : 0 <= i, j < n }"
@@ -96,12 +96,6 @@ def test_of_two_loops_only_the_one_that_may_moves():
     assert "(i)" in _members(kept)[0]
     joined = kept.child(0).child(0).child(0)
     assert joined.band_n_member() == 2 and "(j)" in _members(joined)[0] and "(k)" in _members(joined)[1]
-
-
-def _program(tmp_path: Path, body: str) -> Path:
-    source = tmp_path / "prog.c"
-    source.write_text(PROGRAM.replace("@BODY@", body))
-    return source
 
 
 def _c_schedule(source: Path, **options):
