@@ -504,10 +504,13 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
         return points, plan
     points, plan = blocks(tile, aligned=not walk.options.cache_tiles)
     if plan is not None and walk.options.cache_tiles:
-        fitted, block = _fitted_to_blocks(band, walk, tile, order.order, plan, contiguous)
+        fitted, block = _fitted_to_blocks(band, walk, tile, order.order, plan, contiguous, narrow=shape is None)
         if (fitted, block) != (tile, plan.extents):
-            tile = fitted
-            points, plan = blocks(tile, block=shape if block == plan.extents else block)
+            refitted = blocks(fitted, block=shape if block == plan.extents else block)
+            if refitted[1] is None:     # the narrow blocks do not fit where the wide ones did
+                fitted, _ = _fitted_to_blocks(band, walk, tile, order.order, plan, contiguous, narrow=False)
+                refitted = blocks(fitted, block=shape)
+            tile, (points, plan) = fitted, refitted
     register = plan.extents if plan is not None else (1, 1) if shape == (1, 1) else ()
     if plan is None and shape not in (None, (1, 1)) and walk.options.register_tiles and \
             blocks(tile, aligned=False)[1] is not None:     # the band would take it, the tile sizes not
@@ -527,22 +530,23 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
 
 
 def _fitted_to_blocks(band: isl.ScheduleNode, walk: _Walk, tile: tuple[int, ...], order: tuple[int, ...],
-                      plan: BlockPlan, contiguous: bool) -> tuple[tuple[int, ...], tuple[int, int]]:
+                      plan: BlockPlan, contiguous: bool, narrow: bool) -> tuple[tuple[int, ...], tuple[int, int]]:
     """The model's tile sizes and register block for a band with blocks: whole blocks
-    along the rows and the columns (blocked_tile_sizes); narrower blocks in column tiles
-    that divide the columns' extent where the default's leave an edge tile of more than
-    a sixteenth of it (cache_sizes.edge_free_columns); the rows cut into tiles enough for
-    the threads where their tile loop is the parallel one (cache_sizes.shared_tile_size)."""
+    along the rows and the columns (blocked_tile_sizes); with `narrow` (the user asked for
+    no block), narrower blocks in column tiles that divide the columns' extent where the
+    default's leave an edge tile of more than a sixteenth of it
+    (cache_sizes.edge_free_columns); the rows cut into tiles enough for the threads where
+    their tile loop is the parallel one (cache_sizes.shared_tile_size)."""
     rows, columns = order[plan.rows_member], order[plan.columns_member]
     element_type = walk.scop.array(plan.array).element_type
     element = element_bytes(element_type)
     block = plan.extents
     fitted = blocked_tile_sizes(tile, (rows, block[0]), (columns, block[1]), contiguous, element)
     extents = band_extents(band, walk.in_bounds)
-    narrow = narrow_block(element_type)
-    if _asked_block(walk.sizes, walk.first + len(walk.band_sizes)) is None and block[1] > narrow[1] and \
-            (dividing := edge_free_columns(fitted[columns], extents[columns], narrow[1])) is not None:
-        block = narrow
+    thinner = narrow_block(element_type)
+    if narrow and block[1] > thinner[1] and \
+            (dividing := edge_free_columns(fitted[columns], extents[columns], thinner[1])) is not None:
+        block = thinner
         fitted = blocked_tile_sizes(fitted[:columns] + (dividing,) + fitted[columns + 1:], (rows, block[0]),
                                     (columns, block[1]), contiguous, element)
     chosen = walk.parallel_member(band) if walk.options.openmp else None
