@@ -7,22 +7,24 @@ multiply-add), and gcc cannot keep `C` in registers across `k` because, for all 
 knows, `C` may alias `A` or `B`. The polyhedral model already assumes the arrays are
 distinct, so the compiler can do what gcc may not:
 
-- strip-mine two coincident members `u`, `v` of the point band (`v` the vector
-  loop) into blocks of `rows x columns` and move the block loops outside the other
-  members: `u/rows, v/columns, k, u%rows, v%columns`. `u` and `v` carry no
-  dependence, and the band is permutable, so the order is legal;
-- keep the block of the array `P` whose every access under the band is
+- strip-mine two members `u`, `v` of the point band (`v` the vector loop, coincident)
+  into blocks of `rows x columns` and move the block loops outside the other
+  members: `u/rows, v/columns, k, u%rows, v%columns`. The band is permutable (every
+  dependence non-negative along every member), so any such order is legal;
+- keep the block of the array `P` accessed under the band as
   `P[f(outer) + u][g(outer) + v]` in a local `rows x columns` array for the whole
   `k` loop: read before it, written back after it (the printer's part:
   codegen/c_target.py), the `u%rows` loop unrolled and the `v%columns` loop marked
-  for the vectoriser;
+  for the vectoriser. `P`'s other accesses there read and write memory, where that
+  gives the values the program's order gives (`_apart_keep_their_values`);
 - only whole strips (a block's rows across the tile's columns, every element of `P`
   there accessed) get this form, so that, the tile sizes being multiples of the
   block's, their blocks are full: the copies touch only elements the code touches
   anyway, and the inner loops have constant bounds. The rest (a row or two short of
   a block, tiles with partial columns, syrk's diagonal tiles) keeps the plain point
-  loops. Instances of different blocks do not depend on each other (zero distance
-  along `u` and `v`), so the two parts may run one after the other.
+  loops, after the blocks: where `u` is coincident no instance of one depends on the
+  other (zero distance along `u` and `v`); where it carries dependences, none may go
+  from the rest back to the blocks (`_blocks_first`).
 """
 from __future__ import annotations
 
