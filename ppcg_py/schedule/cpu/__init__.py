@@ -188,8 +188,11 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
         expanded, expansions = expand_temporaries(scop, full, innermost=True)
         if expansions:
             trial = Diagnostics(echo=False)
-            planned, moved = _planned(expanded, options, trial, first_tiled,
-                                      frozenset(e.copy_back for e in expansions if e.copy_back))
+            try:
+                planned, moved = _planned(expanded, options, trial, first_tiled,
+                                          frozenset(e.copy_back for e in expansions if e.copy_back))
+            except (CompileError, isl.Error):   # the program as written may still compile
+                moved = False
             if moved:
                 diagnostics.replay(trial)
                 notes = _expansion_notes(expanded, expansions) if options.verbose else ()
