@@ -178,6 +178,21 @@ def test_double_sum_is_parallel_only_with_reductions(tmp_path):
     assert [loop.reductions for loop in _cpu(integer).parallel] == [(("+", "k"),)]
 
 
+def test_a_relaxation_past_its_isl_budget_keeps_the_order(tmp_path, monkeypatch):
+    """The joins' dataflow of a fuzzed SCoP took minutes (under -v, which relaxes every
+    reduction to say what --reductions would do): past `LIMITS.dataflow` operations
+    nothing is relaxed, and the integer sum, exact, stays serial."""
+    from dataclasses import replace
+
+    import ppcg_py.schedule.cpu.reductions as reductions
+    scop = _scop(tmp_path, INT_SUM)
+    full = compute_dependences(scop, 10**7, Diagnostics())
+    assert relax(scop, full, enabled_groups(scop, reassociate=False)) is not None
+    monkeypatch.setattr(reductions, "LIMITS", replace(reductions.LIMITS, dataflow=10))
+    assert relax(scop, full, enabled_groups(scop, reassociate=False)) is None
+    assert [loop.reductions for loop in _cpu(scop, verbose=True).parallel] == []
+
+
 def test_prefix_sum_stays_serial(tmp_path):
     """Another statement reads the location inside the loop: its iterations are ordered."""
     scop = _scop(tmp_path, "  k = 0;\n  for (i = 0; i < n; i++) {\n    k += v[i];\n    iout[0] = k;\n  }")

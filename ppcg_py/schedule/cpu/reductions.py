@@ -40,6 +40,7 @@ import islpy as isl
 from ...extract.model import Scop
 from ...extract.reductions import Reduction
 from ...isl_context import maps_of
+from ...isl_budget import LIMITS, within_operations
 from ..dependences import Dependences, _tagger, kill_accesses, untagged
 from ..parallel import schedule_map, zero_distance
 
@@ -104,9 +105,16 @@ class Relaxation:
 
 def relax(scop: Scop, deps: Dependences, groups: Sequence[ReductionGroup]) -> Relaxation | None:
     """The dependences with `groups` relaxed, or None when there is nothing to relax
-    (no group, or only memory-based dependences: no chain to tell apart)."""
+    (no group, or only memory-based dependences: no chain to tell apart) or when the
+    joins' dataflow needs more isl operations than the dependences may
+    (`LIMITS.dataflow`): a fuzzed SCoP's took minutes. The reductions then keep their
+    order, which is always correct."""
     if not groups or not deps.value_based:
         return None
+    return within_operations(scop.ctx, LIMITS.dataflow, lambda: _relaxed(scop, deps, groups))
+
+
+def _relaxed(scop: Scop, deps: Dependences, groups: Sequence[ReductionGroup]) -> Relaxation:
     pairs = frozenset((a, b) for g in groups for a in g.statements for b in g.statements)
     scalars = {a.name for a in scop.arrays if a.is_scalar}
     space = deps.flow.get_space()
