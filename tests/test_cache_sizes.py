@@ -131,6 +131,11 @@ def test_the_parallel_member_keeps_enough_tiles_for_the_threads():
     # an access that jumps along it (bicg's A[i][j] in a loop over i): 128 rows, 128 pages
     jumping = replace(steps, arrays=steps.arrays + ("A",), steps=steps.steps + (("far", "unit"),))
     assert cache_tile_sizes(jumping, order, scop, caches, parallel=parallel) == (32, 32)
+    # two arrays that jump (gesummv's A and B): 16 rows of each; eight arrays: a vector of rows
+    both = replace(jumping, arrays=jumping.arrays + ("B",), steps=jumping.steps + (("far", "unit"),))
+    assert cache_tile_sizes(both, order, scop, caches, parallel=parallel) == (16, 32)
+    many = replace(jumping, arrays=jumping.arrays + tuple("CDEFGHI"), steps=jumping.steps + (("far", "unit"),) * 7)
+    assert cache_tile_sizes(many, order, scop, caches, parallel=parallel) == (8, 32)
 
 
 @pytest.mark.parametrize("caches, element, expected", [
