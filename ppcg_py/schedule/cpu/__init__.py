@@ -56,6 +56,7 @@ from .cache_sizes import (blocked_tile_sizes, cache_tile_sizes, edge_free_column
 from .epilogues import epilogues_apart
 from .full_tiles import with_full_tiles_isolated
 from .load_balance import uneven_work
+from .original_order import gains_nothing, jumps
 from .parallel_work import too_little_work
 from ..loop_extents import band_extents, in_bounds_instances
 from .point_order import FAR, AccessSteps, PointOrder, access_steps, given_order, permuted, point_order
@@ -197,7 +198,30 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
                 diagnostics.replay(trial)
                 notes = _expansion_notes(expanded, expansions) if options.verbose else ()
                 return replace(planned, notes=notes + planned.notes)
-    return _planned(scop, options, diagnostics, first_tiled)[0]
+    if not (options.openmp and options.cache_tiles and options.reschedule):
+        return _planned(scop, options, diagnostics, first_tiled)[0]
+    return _own_order_if_better(scop, options, diagnostics, first_tiled)
+
+
+def _own_order_if_better(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int) -> CpuSchedule:
+    """The plan of isl's schedule, or that of the program's own where isl's gains nothing
+    and the own order's innermost loops jump less through large arrays (original_order.py)."""
+    trial = Diagnostics(echo=False)
+    planned = _planned(scop, options, trial, first_tiled)[0]
+    if not gains_nothing(len(planned.parallel), tuple(s.tile for s in planned.band_sizes)):
+        diagnostics.replay(trial)
+        return planned
+    own_trial = Diagnostics(echo=False)
+    own = _planned(scop, replace(options, reschedule=False), own_trial, first_tiled)[0]
+    theirs, ours = jumps(planned.schedule, scop), jumps(own.schedule, scop)
+    if ours >= theirs:
+        diagnostics.replay(trial)
+        return planned
+    diagnostics.replay(own_trial)
+    note = (f"the SCoP of '{scop.function}' keeps its own loop order: isl's schedule runs no loop in parallel and "
+            f"tiles no band, and its innermost loops make {theirs} accesses that jump through arrays larger than "
+            f"the L2 cache, the program's own {ours}")
+    return replace(own, notes=own.notes + (note,) if options.verbose else own.notes)
 
 
 def _expansion_notes(scop: Scop, expansions: tuple[Expansion, ...]) -> tuple[str, ...]:
