@@ -219,8 +219,8 @@ def _own_order_if_better(scop: Scop, options: Options, diagnostics: Diagnostics,
         return planned
     diagnostics.replay(own_trial)
     note = (f"the SCoP of '{scop.function}' keeps its own loop order: isl's schedule runs no loop in parallel and "
-            f"tiles no band, and its innermost loops make {theirs} accesses that jump through arrays larger than "
-            f"the L2 cache, the program's own {ours}")
+            f"tiles no band, and its innermost loops jump through arrays larger than the L2 cache at {theirs} "
+            f"access(es), the program's own at {ours}")
     return replace(own, notes=own.notes + (note,) if options.verbose else own.notes)
 
 
