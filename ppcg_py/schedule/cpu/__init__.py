@@ -208,12 +208,14 @@ def _own_order_if_better(scop: Scop, options: Options, diagnostics: Diagnostics,
     and the own order's innermost loops jump less through large arrays (original_order.py)."""
     trial = Diagnostics(echo=False)
     planned = _planned(scop, options, trial, first_tiled)[0]
-    if not gains_nothing(len(planned.parallel), tuple(s.tile for s in planned.band_sizes)):
+    theirs = jumps(planned.schedule, scop) \
+        if gains_nothing(len(planned.parallel), tuple(s.tile for s in planned.band_sizes)) else 0
+    if theirs == 0:     # nothing for the own order to beat: no second plan
         diagnostics.replay(trial)
         return planned
     own_trial = Diagnostics(echo=False)
     own = _planned(scop, replace(options, reschedule=False), own_trial, first_tiled)[0]
-    theirs, ours = jumps(planned.schedule, scop), jumps(own.schedule, scop)
+    ours = jumps(own.schedule, scop)
     if ours >= theirs:
         diagnostics.replay(trial)
         return planned
