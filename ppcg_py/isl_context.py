@@ -35,15 +35,20 @@ def new_context(*, serialize_sccs: bool = False, max_coefficient: int = -1,
 
 
 @contextmanager
-def without_outer_coincidence(ctx: isl.Context) -> Iterator[None]:
+def without_outer_coincidence(ctx: isl.Context, whole_component: bool = False) -> Iterator[None]:
     """isl's scheduler free to start with a loop that carries dependences, for the
-    calls inside (the option is the context's: set, then put back)."""
-    before = ctx.get_schedule_outer_coincidence()
+    calls inside, and with `whole_component` scheduling each connected component of
+    the dependence graph at once rather than its strongly connected parts one by one
+    (the options are the context's: set, then put back)."""
+    before = ctx.get_schedule_outer_coincidence(), ctx.get_schedule_whole_component()
     ctx.set_schedule_outer_coincidence(0)
+    if whole_component:
+        ctx.set_schedule_whole_component(1)
     try:
         yield
     finally:
-        ctx.set_schedule_outer_coincidence(before)
+        ctx.set_schedule_outer_coincidence(before[0])
+        ctx.set_schedule_whole_component(before[1])
 
 
 class CallbackGuard:

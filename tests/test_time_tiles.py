@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from collections import defaultdict
 import sys
 
 import pytest
@@ -16,6 +17,9 @@ from polybench_cases import POLYBENCH, kernel_config, kernel_source
 from test_target_c import carried_dependences
 
 ODD_SIZES = "3,5,7,6"       # no PolyBench extent is a multiple of them
+# trisolv is scheduled whole (for time tiles) only where isl's usual schedule runs no loop
+# in parallel: its inner loops (at most 40 instances at MINI) must stay serial
+_SERIAL_SHORT: dict[str, dict[str, int]] = defaultdict(dict, {"trisolv": {"min_parallel_work": 41}})
 
 
 def _schedules(kernel: str, dataset: str, **options):
@@ -51,11 +55,11 @@ def test_small_grids_are_not_tiled_along_time():
 
 
 @pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d", "fdtd-2d", "seidel-2d", "jacobi-1d", "cholesky", "lu",
-                                    "nussinov", "floyd-warshall"])
+                                    "nussinov", "floyd-warshall", "trisolv"])
 def test_wavefront_loops_carry_only_private_scalars(kernel):
     """The OpenMP loop of a wavefront runs tiles that depend on none of each other: every
     dependence between its iterations is one of a private scalar (none here)."""
-    schedules = _schedules(kernel, "MINI", time_tiles="always", tile_sizes=(3, 5, 7, 6))
+    schedules = _schedules(kernel, "MINI", time_tiles="always", tile_sizes=(3, 5, 7, 6), **_SERIAL_SHORT[kernel])
     for scheduled in schedules:
         for loop in scheduled.parallel:
             carried = carried_dependences(scheduled, loop)
@@ -64,10 +68,11 @@ def test_wavefront_loops_carry_only_private_scalars(kernel):
         assert schedules[0].time_tiled and schedules[0].parallel
 
 
-@pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d", "fdtd-2d", "seidel-2d", "lu"])
+@pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d", "fdtd-2d", "seidel-2d", "lu", "trisolv"])
 def test_time_tiles_verify_with_1_2_4_threads(kernel, tmp_path):
     """Sizes that divide no extent: partial tiles at every edge, wavefronts of a few tiles."""
-    args = ("--tile", "--time-tiles=always", f"--tile-sizes={ODD_SIZES}")
+    args = ("--tile", "--time-tiles=always", f"--tile-sizes={ODD_SIZES}",
+            *(f"--min-parallel-work={work}" for work in _SERIAL_SHORT[kernel].values()))
     report = verify(kernel_config(kernel, dataset="MINI", ppcg_args=args, target="c"), tmp_path)
     assert report.ok, report.summary()
 
@@ -107,3 +112,50 @@ def test_seidel_2d_says_why_it_keeps_isl_schedule(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "time tiles: none for the SCoP of 'kernel_seidel_2d': a statement depends on itself along the " \
            "innermost loop" in proc.stderr
+
+
+def test_trisolv_scheduled_whole_runs_wavefronts_of_column_tiles(tmp_path):
+    """isl's usual schedule of trisolv runs nothing in parallel and tiles nothing; scheduled
+    as one component, its three statements share the band `(j, i)`, tiled along both and
+    run as wavefronts, 64 columns per tile so that each row of `L` gives 512 bytes in a row."""
+    proc = _ppcg(tmp_path, "trisolv")
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel[0] -> tile[64, 256]" in proc.stdout
+    assert "time tiles: the SCoP of 'kernel_trisolv': kernel[0] tiles of 64 x 256 in wavefronts" in proc.stderr
+    text = (tmp_path / "trisolv.ppcg.c").read_text()
+    assert text.count("#pragma omp parallel\n") == 1 and text.count("#pragma omp for") == 1
+
+
+def test_trisolv_takes_the_sizes_it_is_given(tmp_path):
+    proc = _ppcg(tmp_path, "trisolv", "--sizes={kernel[0]->tile[16,128]}")
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel[0] tiles of 16 x 128 in wavefronts" in proc.stderr
+
+
+@pytest.mark.parametrize("kernel", ["gramschmidt", "trmm"])
+def test_a_schedule_with_parallel_loops_is_not_scheduled_whole(kernel):
+    """gramschmidt, scheduled whole and tiled along its `k`, ran 6x slower than isl's usual
+    schedule, whose inner loops run in parallel: that schedule is kept."""
+    plan = _schedules(kernel, "LARGE", cache_tiles=True)[0]
+    assert plan.parallel and not plan.time_tiled
+
+
+def test_row_segments_widen_the_members_a_column_walk_reads_along():
+    from ppcg_py.schedule.cpu.point_order import FAR, STILL, UNIT, AccessSteps
+    from ppcg_py.schedule.cpu.time_tiles import with_row_segments
+
+    scop = _scop_of("trisolv")
+    walks = AccessSteps(("L", "x"), ((UNIT, FAR), (STILL, UNIT)))
+    assert with_row_segments((16, 256), walks, scop) == (64, 256)
+    rows = AccessSteps(("L", "x"), ((FAR, UNIT), (UNIT, STILL)))
+    assert with_row_segments((16, 256), rows, scop) == (16, 256)
+    assert with_row_segments((128, 256), walks, scop) == (128, 256)
+
+
+def _scop_of(kernel: str):
+    from ppcg_py.extract import extract_program
+    from ppcg_py.isl_context import new_context
+
+    source = kernel_source(kernel)
+    return extract_program(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),
+                                                                     str(source.parent))).scops[0]

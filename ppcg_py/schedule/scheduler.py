@@ -25,13 +25,15 @@ _DEPENDENCES = Memo()
 
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
                      fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
-                     last: frozenset[str] = frozenset(), outer_coincidence: bool = True) -> isl.Schedule:
+                     last: frozenset[str] = frozenset(), outer_coincidence: bool = True,
+                     whole_component: bool = False) -> isl.Schedule:
     """isl's schedule, computed once for the two plans of a SCoP (memo.py) where they
     ask the same (no `serial` constraints). `outer_coincidence=False`: isl may start
     with a loop that carries dependences, whatever the context's option (the C
-    target's time tiles, cpu/time_tiles.py)."""
+    target's time tiles, cpu/time_tiles.py), and with `whole_component` it schedules
+    every connected component at once."""
     if not outer_coincidence:
-        with without_outer_coincidence(scop.ctx):
+        with without_outer_coincidence(scop.ctx, whole_component):
             return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
     if serial is not None:
         return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)

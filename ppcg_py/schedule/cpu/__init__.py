@@ -65,7 +65,7 @@ from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, e
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked, narrow_block
 from .sinking import members_sunk
 from .time_tiles import (carried_outermost, fits_in_l2, in_source_order, recurrent_rows, rows_apart, separated,
-                         time_band, time_tile_sizes, wavefront)
+                         time_band, time_tile_sizes, wavefront, with_row_segments)
 
 __all__ = ["CpuSchedule", "ParallelLoop", "schedule_for_cpu"]
 
@@ -198,19 +198,36 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
                 diagnostics.replay(trial)
                 notes = _expansion_notes(expanded, expansions) if options.verbose else ()
                 return replace(planned, notes=notes + planned.notes)
-    if not (options.openmp and options.cache_tiles and options.reschedule):
+    if not (options.openmp and options.reschedule):
         return _planned(scop, options, diagnostics, first_tiled)[0]
-    return _own_order_if_better(scop, options, diagnostics, first_tiled)
+    return _best_plan(scop, options, diagnostics, first_tiled)
 
 
-def _own_order_if_better(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int) -> CpuSchedule:
-    """The plan of isl's schedule, or that of the program's own where isl's gains nothing
-    and the own order's innermost loops jump less through large arrays (original_order.py)."""
+def _best_plan(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int) -> CpuSchedule:
+    """The plan of isl's schedule, or, where it gains nothing (original_order.py), the
+    first of these that does better: tiles along time in isl's schedule of whole
+    components, or the program's own order where its innermost loops jump less through
+    large arrays.
+
+    isl's scheduler, started on the strongly connected parts of the dependence graph
+    one at a time, leaves trisolv's `x[i] = b[i]` and `x[i] /= L[i][i]` outside the
+    band of its `j` loop, and no band then spans the SCoP to be tiled along its `i`;
+    scheduled whole, the three statements share one permutable band `(i, j)`, whose
+    tiles run as wavefronts (time_tiles.py). Not asked where isl's usual schedule has
+    a parallel loop or a tiled band: gramschmidt's, time-tiled so, ran 6x slower."""
     trial = Diagnostics(echo=False)
     planned = _planned(scop, options, trial, first_tiled)[0]
-    theirs = jumps(planned.schedule, scop) \
-        if gains_nothing(len(planned.parallel), tuple(s.tile for s in planned.band_sizes)) else 0
-    if theirs == 0:     # nothing for the own order to beat: no second plan
+    if not gains_nothing(len(planned.parallel), tuple(s.tile for s in planned.band_sizes)):
+        diagnostics.replay(trial)
+        return planned
+    if options.tile and options.time_tiles != "never":
+        whole_trial = Diagnostics(echo=False)
+        whole = _planned(scop, options, whole_trial, first_tiled, whole_component=True)[0]
+        if whole.time_tiled:
+            diagnostics.replay(whole_trial)
+            return whole
+    theirs = jumps(planned.schedule, scop) if options.cache_tiles else 0
+    if theirs == 0:     # nothing for the own order to beat (or no model to say so): no second plan
         diagnostics.replay(trial)
         return planned
     own_trial = Diagnostics(echo=False)
@@ -235,10 +252,11 @@ def _expansion_notes(scop: Scop, expansions: tuple[Expansion, ...]) -> tuple[str
 
 
 def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int,
-             last: frozenset[str] = frozenset()) -> tuple[CpuSchedule, bool]:
+             last: frozenset[str] = frozenset(), whole_component: bool = False) -> tuple[CpuSchedule, bool]:
     """The plan of `scop` (`last`: statements isl schedules after all others, the copies
     back of expanded arrays), and whether some band's loops moved into the statement
-    groups below it (sinking.py)."""
+    groups below it (sinking.py). `whole_component`: the schedule for time tiles is
+    asked of isl's scheduler with its whole-component option."""
     full, sizes, names, fixed, reorderable = scheduling_start(scop, options, diagnostics)
     # the reductions whose order may change: their chains leave the constraints
     relaxation = relax(scop, full, enabled_groups(scop, options.reductions))
@@ -251,7 +269,8 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
     serial = None if not refused else serial_chains(relaxation, [g for g in relaxation.groups
                                                                  if (g.op, g.array) in refused])
     while True:
-        across_time, time_note = _time_schedule(scop, deps, options, fixed) if relaxation is None else (None, None)
+        across_time, time_note = _time_schedule(scop, deps, options, fixed, whole_component) \
+            if relaxation is None else (None, None)
         schedule = across_time or compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
         finder = None
         if relaxation is not None:     # isl's flags say parallel under the relaxed constraints
@@ -288,8 +307,8 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
                        first_band=first_tiled, time_tiled=walk.time_tiled), bool(walk.sinking_notes)
 
 
-def _time_schedule(scop: Scop, deps, options: Options,
-                   fixed: frozenset[str]) -> tuple[isl.Schedule | None, str | None]:
+def _time_schedule(scop: Scop, deps, options: Options, fixed: frozenset[str],
+                   whole_component: bool = False) -> tuple[isl.Schedule | None, str | None]:
     """isl's schedule without an outer parallel loop, where the SCoP's outermost loop
     carries dependences, that schedule's top band may be tiled along time, and the
     model says it pays (time_tiles.py); else None. Asked before isl's usual schedule,
@@ -302,7 +321,8 @@ def _time_schedule(scop: Scop, deps, options: Options,
     refused = f"time tiles: none for the SCoP of '{scop.function}'"
     if modelled and (why := fits_in_l2(scop)) is not None:
         return None, f"{refused}: {why}"
-    across = compute_schedule(scop, deps, options, Diagnostics(), fixed, outer_coincidence=False)
+    across = compute_schedule(scop, deps, options, Diagnostics(), fixed, outer_coincidence=False,
+                              whole_component=whole_component)
     band = time_band(across)
     if band is None:
         return None, f"{refused}: isl finds no permutable band around every statement that includes its outermost loop"
@@ -592,7 +612,7 @@ def _time_tiled(band: isl.ScheduleNode, walk: _Walk, number: int) -> isl.Schedul
     asked = _asked_order(band, walk, number)
     order = asked.order if asked is not None else tuple(range(n))
     if walk.options.cache_tiles and user_sizes(walk.sizes, number, "tile") is None:
-        tile = time_tile_sizes(n)
+        tile = with_row_segments(time_tile_sizes(n), access_steps(band, walk.scop), walk.scop)
     else:
         tile = kernel_sizes(walk.options, walk.sizes, number, n, 0, 0).tile
     tiles = band_tiled(band, tile)

@@ -10,7 +10,9 @@ line per element: 6.5 ms at LARGE against 3.5 ms for the program's own order (gc
 speed; same run, one thread and two).
 
 So where the plan of isl's schedule runs no loop in parallel and tiles no band of
-more than one member, the plan of the original schedule is made too, and kept where
+more than one member, and isl's schedule of the whole SCoP gives no band to tile along
+its outer loop either (trisolv's does, which beats both orders: schedule/cpu/__init__.py),
+the plan of the original schedule is made too, and kept where
 fewer of its innermost loops' accesses jump (`jumps`) through arrays larger than the
 L2 cache (a jump through a smaller one finds its lines again).
 """
