@@ -159,3 +159,44 @@ def _scop_of(kernel: str):
     source = kernel_source(kernel)
     return extract_program(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),
                                                                      str(source.parent))).scops[0]
+
+
+def test_heat_3d_runs_each_row_whole_where_it_fits_a_tile(tmp_path):
+    """heat-3d's rows (119 values of `2t + k` per step at LARGE: 118 per statement, the
+    second shifted by one) fit in the model's 128:
+    the innermost member is left untiled, so that the skew along time splits no row."""
+    proc = _ppcg(tmp_path, "heat-3d")
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel[0] -> whole[3]" in proc.stdout
+    assert "kernel[0] tiles of 16 x 16 x 32 x whole in wavefronts" in proc.stderr
+    text = (tmp_path / "heat-3d.ppcg.c").read_text()
+    assert "c7 <= ppcg_min(127" not in text       # no row cut at a tile's edge
+
+
+@pytest.mark.parametrize("kernel, n, length", [("heat-3d", 4, 119), ("jacobi-2d", 3, 1299), ("lu", 3, 2000)])
+def test_a_row_is_the_innermost_member_at_one_value_of_the_others(kernel, n, length):
+    from ppcg_py.schedule.cpu.time_tiles import row_length, time_band
+    from ppcg_py.schedule.loop_extents import in_bounds_instances
+
+    plan = _schedules(kernel, "LARGE", time_tiles="always", cache_tiles=True)[0]
+    band = time_band(plan.schedule)
+    assert band is not None and band.band_n_member() == n
+    assert row_length(band, in_bounds_instances(plan.scop)) == length
+
+
+@pytest.mark.parametrize("kernel, whole", [("heat-3d", "3"), ("jacobi-2d", "2"), ("fdtd-2d", "1,2"), ("lu", "2")])
+def test_members_left_whole_verify_with_1_2_4_threads(kernel, whole, tmp_path):
+    """`whole[...]` untiles members of the time band (their tile loop constant, their
+    point loop the band's own), at odd sizes elsewhere."""
+    sizes = f"--sizes={{kernel[0]->tile[{ODD_SIZES}];kernel[0]->whole[{whole}]}}"
+    args = ("--tile", "--time-tiles=always", sizes)
+    report = verify(kernel_config(kernel, dataset="MINI", ppcg_args=args, target="c"), tmp_path)
+    assert report.ok, report.summary()
+
+
+def test_a_whole_member_beyond_the_band_is_refused(tmp_path):
+    proc = _ppcg(tmp_path, "jacobi-2d", "--time-tiles=always", "--sizes={kernel[0]->whole[3]}")
+    assert proc.returncode != 0
+    lines = [line for line in proc.stderr.strip().splitlines() if "error" in line]
+    assert len(lines) == 1 and "error: --sizes: whole members of kernel 0 must be below 3" in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -31,6 +31,7 @@ class KernelSizes:
     order: tuple[int, ...] = ()     # C target: the point loops, outermost first, as the band's members
     untiled: bool = False           # C target: the band is left whole (`tile[]`)
     isolated: bool = False          # C target: its full tiles apart (`isolate[1]`, cpu/full_tiles.py)
+    whole: tuple[int, ...] = ()     # C target: members of a time band left untiled (`whole[...]`, time_tiles.py)
 
 
 def sizes_file_text(text: str) -> str:
@@ -81,7 +82,7 @@ def user_sizes(sizes: isl.UnionMap | None, kernel: int, kind: str) -> list[int] 
         if not rng.is_singleton() or not all(v.is_int() for v in fixed):
             raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} are not fixed values")
         values = [int(v.to_python()) for v in fixed]
-        if kind not in ("order", "isolate") and any(v <= 0 for v in values):   # members from 0; a flag
+        if kind not in ("order", "isolate", "whole") and any(v <= 0 for v in values):   # members from 0; a flag
             raise CompileError(f"--sizes: {kind} sizes of kernel {kernel} must be positive")
         return values
     return None
@@ -138,7 +139,7 @@ def size_entries(kernel: int, ks: KernelSizes) -> list[str]:
     parts = [f"kernel[{kernel}] -> tile[]"] if ks.untiled else []
     order = ks.order if len(ks.order) > 1 else ()     # one member has one order
     for kind, values in (("tile", ks.tile), ("block", ks.block), ("grid", ks.grid), ("register", ks.register),
-                         ("order", order), ("isolate", (1,) if ks.isolated else ())):
+                         ("order", order), ("isolate", (1,) if ks.isolated else ()), ("whole", ks.whole)):
         if values:
             parts.append(f"kernel[{kernel}] -> {kind}[{', '.join(map(str, values))}]")
     return parts

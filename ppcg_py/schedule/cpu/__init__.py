@@ -65,7 +65,7 @@ from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, e
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked, narrow_block
 from .sinking import members_sunk
 from .time_tiles import (carried_outermost, fits_in_l2, in_source_order, recurrent_rows, rows_apart, separated,
-                         time_band, time_tile_sizes, wavefront, with_row_segments)
+                         time_band, time_tile_sizes, wavefront, whole_rows, with_members_whole, with_row_segments)
 
 __all__ = ["CpuSchedule", "ParallelLoop", "schedule_for_cpu"]
 
@@ -334,7 +334,9 @@ def _time_schedule(scop: Scop, deps, options: Options, fixed: frozenset[str],
 def _time_tiles_note(start: str, walk: _Walk, first: int) -> str:
     """The -v line of a SCoP tiled along time: its band's sizes and how its tiles run."""
     sizes = walk.band_sizes[0].tile if walk.band_sizes else ()
-    how = "untiled" if not sizes else (f"kernel[{first}] tiles of {' x '.join(map(str, sizes))} "
+    whole = walk.band_sizes[0].whole if walk.band_sizes else ()
+    shown = ["whole" if k in whole else str(size) for k, size in enumerate(sizes)]
+    how = "untiled" if not sizes else (f"kernel[{first}] tiles of {' x '.join(shown)} "
                                        + ("in wavefronts, the tiles of each in parallel" if walk.options.openmp
                                           else "in order"))
     return f"{start}: {how}"
@@ -606,22 +608,33 @@ def _fitted_to_blocks(band: isl.ScheduleNode, walk: _Walk, tile: tuple[int, ...]
 
 def _time_tiled(band: isl.ScheduleNode, walk: _Walk, number: int) -> isl.ScheduleNode:
     """The top band tiled along time (time_tiles.py): the point loops in the band's order
-    (or `--sizes`' `order[...]`) and separated; with OpenMP, the tiles run as wavefronts.
+    (or `--sizes`' `order[...]`) and separated, the members of `whole[...]` (or, by the
+    model, a row that fits one tile) untiled; with OpenMP, the tiles run as wavefronts.
     Returns the tile band."""
     n = band.band_n_member()
     asked = _asked_order(band, walk, number)
     order = asked.order if asked is not None else tuple(range(n))
     if walk.options.cache_tiles and user_sizes(walk.sizes, number, "tile") is None:
         tile = with_row_segments(time_tile_sizes(n), access_steps(band, walk.scop), walk.scop)
+        whole = whole_rows(band, walk.in_bounds, tile)
     else:
         tile = kernel_sizes(walk.options, walk.sizes, number, n, 0, 0).tile
-    tiles = band_tiled(band, tile)
+        whole = _asked_whole(walk, number, n)
+    tiles = with_members_whole(band_tiled(band, tile), band.band_get_partial_schedule(), whole)
     points = in_source_order(separated(permuted(tiles.child(0), order)), walk.scop)
     tiles = rows_apart(points, walk.dependences).parent()
     if walk.options.openmp:
         tiles = wavefront(tiles)
-    walk.band_sizes.append(KernelSizes(tile, (), (), (), order))
+    walk.band_sizes.append(KernelSizes(tile, (), (), (), order, whole=whole))
     return tiles
+
+
+def _asked_whole(walk: _Walk, number: int, n: int) -> tuple[int, ...]:
+    """The members `--sizes` leaves untiled in time band `number` (`whole[...]`)."""
+    asked = user_sizes(walk.sizes, number, "whole") or []
+    if any(k >= n for k in asked):
+        raise CompileError(f"--sizes: whole members of kernel {number} must be below {n}, its band's members")
+    return tuple(sorted(set(asked)))
 
 
 def _isolated(walk: _Walk, number: int) -> bool:

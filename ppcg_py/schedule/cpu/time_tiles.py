@@ -48,8 +48,9 @@ from __future__ import annotations
 import islpy as isl
 
 from ...extract.model import Scop
-from ...isl_context import maps_of, statement_names, union_set_list
+from ...isl_context import maps_of, sets_of, statement_names, union_set_list
 from ..distribute import keeps_dependences, statement_children, sunk
+from ..loop_extents import set_extent
 from ..parallel import zero_distance
 from .cache_sizes import Caches, element_bytes, host_caches
 from .point_order import FAR, UNIT, AccessSteps, rebuilt
@@ -223,3 +224,54 @@ def wavefront(tiles: isl.ScheduleNode) -> isl.ScheduleNode:
     n = tiles.band_n_member()
     members = [partial.get_at(0).add(partial.get_at(1))] + [partial.get_at(k) for k in range(1, n)]
     return rebuilt(tiles, members, [k == 1 for k in range(n)])
+
+
+def whole_rows(band: isl.ScheduleNode, in_bounds: isl.UnionSet, tile: tuple[int, ...]) -> tuple[int, ...]:
+    """The innermost member, as the members to leave untiled, where one time step's row
+    (its values with the outer members held, over the instances in bounds) fits in its
+    tile size: heat-3d's rows of 119 against tiles of 128 (LARGE, one thread and two,
+    gcc -O3 on the original 2.3 s and 2.2 s: tiled 1.59 s and 1.01 s, whole 1.48 s and
+    0.86 s). Longer rows keep their tiles (jacobi-2d's 1,299 in tiles of 256)."""
+    n = band.band_n_member()
+    length = row_length(band, in_bounds)
+    return (n - 1,) if n > 1 and length is not None and length <= tile[-1] else ()
+
+
+def row_length(band: isl.ScheduleNode, in_bounds: isl.UnionSet) -> int | None:
+    """How many values the band's innermost member takes at one value of its outer ones
+    (one step's row), over the instances in bounds; None where no array bounds it."""
+    n = band.band_n_member()
+    domain = band.get_domain().intersect(in_bounds)
+    partial = band.band_get_partial_schedule()
+    outer = isl.UnionMap.from_multi_union_pw_aff(partial.drop_dims(isl.dim_type.set, n - 1, 1)) \
+        .intersect_domain(domain)
+    inner = isl.UnionMap.from_union_pw_aff(partial.get_at(n - 1)).intersect_domain(domain)
+    rows = outer.reverse().apply_range(inner)       # outer values -> innermost values
+    spans = rows.reverse().apply_range(rows)         # two values of one row
+    if spans.is_empty():
+        return None
+    lengths = [set_extent(d) for d in sets_of(spans.deltas())]
+    if not lengths or None in lengths:
+        return None
+    return max(lengths) // 2 + 1
+
+
+def with_members_whole(tiles: isl.ScheduleNode, band_partial: isl.MultiUnionPwAff,
+                       whole: tuple[int, ...]) -> isl.ScheduleNode:
+    """The tile band (its point band below) with each member in `whole` left untiled:
+    its tile member constant, its point member the band's own. heat-3d's band skews
+    `k` by `2t`: over the 16 steps of a tile, a row's `2t + k` spans 148 values, and
+    tiles of 128 split every row in two pieces, each run in a different tile (the slab
+    streamed twice per step). Whole, each row runs once per step. The tile band stays
+    permutable: a constant member moves no dependence."""
+    if not whole:
+        return tiles
+    n = tiles.band_n_member()
+    tile_partial = tiles.band_get_partial_schedule()
+    tile_members = [tile_partial.get_at(k).scale_val(isl.Val.zero(tiles.get_ctx())) if k in whole
+                    else tile_partial.get_at(k) for k in range(n)]
+    tiles = rebuilt(tiles, tile_members, [tiles.band_member_get_coincident(k) for k in range(n)])
+    points = tiles.child(0)
+    point_partial = points.band_get_partial_schedule()
+    point_members = [band_partial.get_at(k) if k in whole else point_partial.get_at(k) for k in range(n)]
+    return rebuilt(points, point_members, [points.band_member_get_coincident(k) for k in range(n)]).parent()
