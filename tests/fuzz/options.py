@@ -11,7 +11,8 @@ runtime is installed, see runner.run_file), the others for CUDA. Three in ten ge
 (`c`: the C target, always with `--tile`; `opencl`; `cuda`), to aim a campaign at one.
 Half of the tiled C cases name small register blocks (`register[R, C]` in `--sizes`),
 three in ten isolate their full tiles (`--isolate-full-tiles`), four in ten are tiled along
-time wherever isl's schedule allows (`--time-tiles=always`). Eight in ten run every
+time wherever isl's schedule allows (`--time-tiles=always`), half of those with the time
+band's second member untiled (`whole[1]` in `--sizes`). Eight in ten run every
 parallel loop with threads, however short (the verifier's `--min-parallel-work=0`), two
 in ten leave short ones serial, as the command line does by default.
 """
@@ -104,12 +105,24 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
         # small, and the cache model would rarely take them
         if random.Random(f"time:{seed}").random() < 0.4:
             args.append("--time-tiles=always")
+            # half of them leave the band's second member untiled (`whole[1]`; the model
+            # leaves the innermost whole where a row fits in a tile, as most do here)
+            if random.Random(f"whole:{seed}").random() < 0.5:
+                args = _with_entry(args, "kernel[0] -> whole[1]")
     # the generator's loops are short: the parallel-work model would keep nearly every
     # OpenMP loop (C target, host paths) serial, and threads would run none; the verifier
     # runs every one unless told (its default), so two in ten name the model's default
     if random.Random(f"parallel-work:{seed}").random() < 0.2:
         args.append(f"--min-parallel-work={DEFAULT_MIN_PARALLEL_WORK}")
     return (*args, *chosen)
+
+
+def _with_entry(args: list[str], entry: str) -> list[str]:
+    """`args` with `entry` added to its `--sizes` (one made where there is none)."""
+    if "--sizes" not in args:
+        return [*args, "--sizes", f"{{ {entry} }}"]
+    at = args.index("--sizes") + 1
+    return [*args[:at], args[at].replace("{ ", f"{{ {entry}; ", 1), *args[at + 1:]]
 
 
 def _with_register_blocks(args: list[str], rng: random.Random) -> list[str]:
@@ -127,8 +140,4 @@ def _with_register_blocks(args: list[str], rng: random.Random) -> list[str]:
     def side(choices: tuple[int, ...]) -> int:
         dividing = [c for c in choices if common % c == 0] if fitting else []
         return rng.choice(dividing or choices)
-    block = f"kernel[i] -> register[{side((1, 2, 3, 4))}, {side((2, 3, 4, 8))}]"
-    if "--sizes" in args:
-        k = args.index("--sizes") + 1
-        return args[:k] + [args[k].replace("{ ", "{ " + block + "; ", 1)] + args[k + 1:]
-    return args + ["--sizes", "{ " + block + " }"]
+    return _with_entry(args, f"kernel[i] -> register[{side((1, 2, 3, 4))}, {side((2, 3, 4, 8))}]")
