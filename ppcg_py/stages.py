@@ -319,6 +319,8 @@ def ast(c: Compilation, run: StageRun) -> Compilation:
         for scheduled in c.scheduled:
             with run.step(scheduled.scop):
                 asts.append(build_c_ast(scheduled))
+            for warning in asts[-1].warnings:
+                run.diagnostics.warn(warning, scheduled.scop.file, scheduled.scop.start_line, 1)
         return replace(c, asts=tuple(asts))
     asts = []
     for scheduled, plan in c.plans:
@@ -328,6 +330,8 @@ def ast(c: Compilation, run: StageRun) -> Compilation:
     for scheduled in c.host_scheduled:
         with run.of(f"{HOST_PATH_STEP} ast").step(scheduled.scop):
             host_asts.append(build_c_ast(scheduled))
+        for warning in host_asts[-1].warnings:
+            run.diagnostics.warn(warning, scheduled.scop.file, scheduled.scop.start_line, 1)
     return replace(c, asts=tuple(asts), host_asts=tuple(host_asts))
 
 

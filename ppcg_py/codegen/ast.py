@@ -147,6 +147,7 @@ class ScopAst:
     calls: dict[str, Call] = field(default_factory=dict)
     launches: dict[str, Launch] = field(default_factory=dict)
     blocks: dict = field(default_factory=dict)  # the C target's register blocks, by mark annotation
+    warnings: tuple[str, ...] = ()              # what the AST stage had to give up (C target)
 
 
 def build_ast(scheduled: GpuSchedule, memory: MemoryPlan) -> ScopAst:
