@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 import subprocess
 from collections import defaultdict
+from pathlib import Path
 import sys
 
 import pytest
@@ -199,4 +200,17 @@ def test_a_whole_member_beyond_the_band_is_refused(tmp_path):
     assert proc.returncode != 0
     lines = [line for line in proc.stderr.strip().splitlines() if "error" in line]
     assert len(lines) == 1 and "error: --sizes: whole members of kernel 0 must be below 3" in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_an_ast_that_loses_instances_falls_back_with_a_warning(tmp_path):
+    """isl's AST generator drops instances from the tiled tree of this program
+    (tests/regressions/ast_lost_instances_tiles_of_2.c): the C target says so and
+    prints the untiled schedule, which the regression suite runs against gcc."""
+    source = Path(__file__).parent / "regressions" / "ast_lost_instances_tiles_of_2.c"
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--tile", "--tile-sizes=2",
+                           "--output-dir", str(tmp_path), str(source)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert "isl's AST generator left statement instances out of the tiled code of the SCoP of 'compute'" \
+        in proc.stderr
     assert "Traceback" not in proc.stderr

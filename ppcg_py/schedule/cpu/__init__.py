@@ -212,7 +212,7 @@ def _best_plan(scop: Scop, options: Options, diagnostics: Diagnostics, first_til
     isl's scheduler, started on the strongly connected parts of the dependence graph
     one at a time, leaves trisolv's `x[i] = b[i]` and `x[i] /= L[i][i]` outside the
     band of its `j` loop, and no band then spans the SCoP to be tiled along its `i`;
-    scheduled whole, the three statements share one permutable band `(i, j)`, whose
+    scheduled whole, the three statements share one permutable band `(j, i)`, whose
     tiles run as wavefronts (time_tiles.py). Not asked where isl's usual schedule has
     a parallel loop or a tiled band: gramschmidt's, time-tiled so, ran 6x slower."""
     trial = Diagnostics(echo=False)

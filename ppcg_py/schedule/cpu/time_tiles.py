@@ -253,7 +253,7 @@ def row_length(band: isl.ScheduleNode, in_bounds: isl.UnionSet) -> int | None:
     lengths = [set_extent(d) for d in sets_of(spans.deltas())]
     if not lengths or None in lengths:
         return None
-    return max(lengths) // 2 + 1
+    return max(lengths) // 2 + 1     # the differences of a row of L values run from 1 - L to L - 1
 
 
 def with_members_whole(tiles: isl.ScheduleNode, band_partial: isl.MultiUnionPwAff,
