@@ -9,7 +9,9 @@ keeps per thread in a `private` clause and the reductions it combines in `reduct
 clauses (`reduction(+:s)`, `reduction(min:A[0:n][0:m])`); the loop iterators are declared in the
 loops, so each thread has its own. A serial loop around such loops (a time loop)
 becomes one `#pragma omp parallel` region instead, its parallel loops `omp for`
-(`omp_region.py`), so that a team is not started at each of its iterations.
+(`omp_region.py`), so that a team is not started at each of its iterations. Under an
+`omp_nowaitN` mark (schedule/cpu/nowait.py), where each execution of the loop runs the
+same iterations, its loops get `nowait` and one `#pragma omp barrier` follows the mark.
 At a `register_tileN` mark (schedule/cpu/register_tiles.py) the block of the array that the
 loops inside accumulate into is copied into a local `reg_A[rows][columns]` and back,
 and the statements inside use that copy, which gcc keeps in registers.
@@ -27,13 +29,14 @@ from pycparser import c_ast, c_generator
 from ..diagnostics import CompileError
 from ..extract.model import Scop
 from ..schedule.cpu import CpuSchedule
+from ..schedule.cpu.nowait import MARK as NOWAIT_MARK
 from ..schedule.cpu.register_tiles import RegisterTile
 from ..isl_budget import is_operation_limit
 from .ast import (ScopAst, StatementCall, Subscript, ast_from_tree, source_indices, with_atomic_fallback,
                   without_unrolling)
 from .common import array_extents, local_array_names, local_declarations, runs_where, scop_guard
 from ..isl_c import c_node
-from .omp_region import with_parallel_regions
+from .omp_region import BARRIER, same_iterations, with_parallel_regions
 from .printer import AstPrinter, c_lines, declaration
 from .statements import elements, field_rows, instance, linearized, member_element, printed_tags, subscripted
 from .source import Source
@@ -218,6 +221,7 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
     vector_pragma = "omp simd" if openmp else "GCC ivdep"
     bodies = {s.name: s.body for s in scop.statements}
     loops = {loop.name: loop for loop in scheduled.parallel}
+    barrier_free = {f"{NOWAIT_MARK}{loop.index}" for loop in scheduled.parallel if loop.nowait}
     vector_loops = {loop.name: loop for loop in scheduled.vector_loops}
     register_tiles = {tile.name for tile in scheduled.register_tiles}
     extents, expanded = array_extents(scheduled), local_array_names(scop)
@@ -243,9 +247,17 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
         return [body]
 
     parallel_pragmas: list[c_ast.Pragma] = []
+    nowait: set[int] = set()    # the pragmas of loops without barriers (ids)
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
+        before = len(parallel_pragmas)
         body = printer.statements(mark.mark_get_node())
+        if name in barrier_free:
+            inside = {id(p) for p in parallel_pragmas[before:]}
+            if not same_iterations(body, inside):
+                return body
+            nowait.update(inside)
+            return body + [c_ast.Pragma(BARRIER)]
         block = ast.blocks.get(mark.get_annotation().get_name()) if name in register_tiles else None
         if block is not None and block.first is not None:
             local = scheduled.names.register + block.tile.array
@@ -270,7 +282,7 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
         return _with_pragma(body, parallel_pragmas[-1], iterators[loop.depth])
 
     printer = AstPrinter(user, on_mark)
-    code = c_lines(with_parallel_regions(printer.statements(ast.root), parallel_pragmas), indent + "    ")
+    code = c_lines(with_parallel_regions(printer.statements(ast.root), parallel_pragmas, nowait), indent + "    ")
     declared, freed = local_declarations([a for a in scop.arrays if a.local and not a.hidden], extents)
     local = [indent + "  " + line for line in declared]
     freeing = [indent + "  " + line for line in freed]

@@ -29,34 +29,92 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
-__all__ = ["with_parallel_regions"]
+__all__ = ["BARRIER", "same_iterations", "with_parallel_regions"]
 
 REGION = "omp parallel"
 SINGLE = "omp single"
 PARALLEL_FOR = "omp parallel for"
+BARRIER = "omp barrier"     # a statement of its own (after the serial loops around `nowait` loops)
+NOWAIT = " schedule(static) nowait"     # static: the same iterations to the same thread every time
 
 
-def with_parallel_regions(statements: list[c_ast.Node], loops: list[c_ast.Pragma]) -> list[c_ast.Node]:
+def with_parallel_regions(statements: list[c_ast.Node], loops: list[c_ast.Pragma],
+                          nowait: set[int] = frozenset()) -> list[c_ast.Node]:
     """`statements` (a SCoP's code) with each outermost serial loop that holds one of the
     `#pragma omp parallel for` pragmas `loops` turned into a parallel region; found, as
     the loops are, through isl's ifs and blocks (which are changed in place). The loops
-    inside a region get `omp for` instead (their clauses kept)."""
+    inside a region get `omp for` instead (their clauses kept), with `nowait` for those
+    whose pragmas are in `nowait` (ids). A barrier outside every region has no team to
+    wait for (the region it followed ended with one): it is dropped."""
     marked = {id(p) for p in loops}
     result: list[c_ast.Node] = []
     for pragma, statement in _units(statements):
+        if _is_barrier(statement):
+            continue
         if pragma is None and _holds(statement, marked):
             if isinstance(statement, c_ast.For):
-                statement.stmt = c_ast.Compound(_shared_out(_items(statement.stmt), marked))
+                statement.stmt = c_ast.Compound(_shared_out(_items(statement.stmt), marked, nowait))
                 result += [c_ast.Pragma(REGION), statement]
                 continue
-            _descend(statement, lambda items: with_parallel_regions(items, loops))
+            _descend(statement, lambda items: with_parallel_regions(items, loops, nowait))
         result += [pragma, statement] if pragma is not None else [statement]
     return result
 
 
-def _shared_out(statements: list[c_ast.Node], marked: set[int]) -> list[c_ast.Node]:
+def same_iterations(statements: list[c_ast.Node], loops: set[int]) -> bool:
+    """Whether, in `statements` (the code of serial loops around parallel loops whose
+    pragmas are `loops`, ids), every execution of those loops runs the same iterations:
+    all of them have one header, which names no iterator or constant of the code around
+    them there, and no statement runs outside them (each thread runs that code: a
+    statement there would run once per thread, and a `single` would wait)."""
+    headers: set[str] = set()
+    around: set[str] = set()
+
+    def visit(items: list[c_ast.Node]) -> bool:
+        for pragma, statement in _units(items):
+            if pragma is not None and id(pragma) in loops and isinstance(statement, c_ast.For):
+                header = c_ast.For(statement.init, statement.cond, statement.next, c_ast.Compound([]))
+                if _names(header) & around:
+                    return False
+                headers.add(_GENERATOR.visit(header))
+            elif pragma is not None:
+                return False
+            elif isinstance(statement, c_ast.For):
+                around.update(_names(statement.init))
+                if not visit(_items(statement.stmt)):
+                    return False
+            elif isinstance(statement, c_ast.If):
+                if not (visit(_items(statement.iftrue)) and
+                        (statement.iffalse is None or visit(_items(statement.iffalse)))):
+                    return False
+            elif isinstance(statement, c_ast.Compound):
+                if not visit(statement.block_items or []):
+                    return False
+            elif isinstance(statement, c_ast.Decl):     # a degenerate loop's `const int c1 = ...;`
+                around.add(statement.name)
+            else:
+                return False
+        return True
+    return visit(statements) and len(headers) == 1
+
+
+def _names(node: c_ast.Node | None) -> set[str]:
+    """The identifiers in `node` (and the names it declares)."""
+    if node is None:
+        return set()
+    found = {node.name} if isinstance(node, (c_ast.ID, c_ast.Decl)) else set()
+    for _, child in node.children():
+        found |= _names(child)
+    return found
+
+
+def _is_barrier(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.Pragma) and node.string == BARRIER
+
+
+def _shared_out(statements: list[c_ast.Node], marked: set[int], nowait: set[int] = frozenset()) -> list[c_ast.Node]:
     """The body of a region: the marked loops as `omp for`, the control that holds them
     run by every thread, and each maximal run of other statements under `omp single`."""
     result: list[c_ast.Node] = []
@@ -69,13 +127,17 @@ def _shared_out(statements: list[c_ast.Node], marked: set[int]) -> list[c_ast.No
             run.clear()
 
     for pragma, statement in _units(statements):
-        if pragma is not None and id(pragma) in marked:
+        if _is_barrier(statement):
+            close_run()
+            result.append(statement)
+        elif pragma is not None and id(pragma) in marked:
             close_run()
             # a new node: isl's pieces of one split member share the mark's pragma
-            result += [c_ast.Pragma("omp for" + pragma.string.removeprefix(PARALLEL_FOR)), statement]
+            clauses = pragma.string.removeprefix(PARALLEL_FOR) + (NOWAIT if id(pragma) in nowait else "")
+            result += [c_ast.Pragma("omp for" + clauses), statement]
         elif _holds(statement, marked):
             close_run()
-            _descend(statement, lambda items: _shared_out(items, marked))
+            _descend(statement, lambda items: _shared_out(items, marked, nowait))
             result += [pragma, statement] if pragma is not None else [statement]
         elif isinstance(statement, c_ast.Decl):
             # a degenerate loop's `const int c1 = ...;`: every thread needs it, and the
@@ -88,10 +150,18 @@ def _shared_out(statements: list[c_ast.Node], marked: set[int]) -> list[c_ast.No
     return result
 
 
+_GENERATOR = c_generator.CGenerator()
+
+
 def _units(statements: list[c_ast.Node]) -> Iterator[tuple[c_ast.Pragma | None, c_ast.Node]]:
     """Each statement with the pragma just before it (which applies to it), if any."""
     pragma = None
     for statement in statements:
+        if _is_barrier(statement):
+            if pragma is not None:
+                raise ValueError(f"pragma {pragma.string} before a barrier")
+            yield None, statement
+            continue
         if isinstance(statement, c_ast.Pragma):
             if pragma is not None:
                 raise ValueError(f"two pragmas before one statement: {pragma.string}, {statement.string}")

@@ -42,7 +42,7 @@ import islpy as isl
 
 from ...diagnostics import CompileError, Diagnostics
 from ...extract.model import Scop
-from ...isl_context import band_tiled, statement_names
+from ...isl_context import band_tiled, statement_names, union_of
 from ...options import Options
 from ..distribute import distributed
 from ..expansion import Expansion, expand_temporaries
@@ -52,12 +52,13 @@ from ..private import changed_values, privatize
 from ..scheduler import compute_schedule, scheduling_start
 from ..sizes import KernelSizes, kernel_sizes, user_sizes
 from .cache_sizes import (blocked_tile_sizes, cache_tile_sizes, edge_free_columns, element_bytes, shared_tile_size,
-                          worth_tiling)
+                          shares_fit, worth_tiling)
 from .epilogues import epilogues_apart
 from .full_tiles import with_full_tiles_isolated
 from .load_balance import uneven_work
+from .nowait import MARK as NOWAIT_MARK, barrier_free
 from .original_order import gains_nothing, jumps
-from .parallel_work import too_little_work
+from .parallel_work import too_little, too_little_work, work_bound
 from ..loop_extents import band_extents, in_bounds_instances
 from .point_order import FAR, AccessSteps, PointOrder, access_steps, given_order, permuted, point_order
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
@@ -92,6 +93,9 @@ class ParallelLoop:
     # its iterations do uneven work (a triangular nest): handed out one at a time,
     # `schedule(dynamic, 1)`, not split in blocks (load_balance.py)
     uneven: bool = False
+    # no barrier after each execution: the serial loops around it (under the mark
+    # `omp_nowaitN` above them) give each thread the same iterations every time (nowait.py)
+    nowait: bool = False
 
     @property
     def name(self) -> str:
@@ -122,6 +126,7 @@ class _Walk:
     sizes: isl.UnionMap | None
     scop: Scop
     dependences: isl.UnionMap
+    ordering: isl.UnionMap          # every dependence, reductions' included (nowait.py)
     first: int = 0                  # the number of the SCoP's first tiled band (`kernel[i]` in --sizes)
     band_sizes: list[KernelSizes] = field(default_factory=list)    # of each band tiled (or left whole)
     vector_loops: list[ParallelLoop] = field(default_factory=list)
@@ -132,7 +137,8 @@ class _Walk:
     refusals: dict[tuple[str, str], str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     time_tiled: bool = False        # the tree's top band is tiled along time (time_tiles.py)
-    # the loops left serial for want of work (parallel_work.py), for -v
+    # the loops left serial for want of work (parallel_work.py), those without barriers
+    # (nowait.py), for -v
     serial_notes: list[str] = field(default_factory=list)
     # the bands whose loops moved into the statement groups below them (sinking.py), for -v
     sinking_notes: list[str] = field(default_factory=list)
@@ -276,7 +282,7 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
         if relaxation is not None:     # isl's flags say parallel under the relaxed constraints
             schedule = strict_coincidence(schedule, full.coincidence(fixed))
             finder = LoopFinder.of(relaxation, fixed, serial)
-        walk = _Walk(options, sizes, scop, deps.all, first=first_tiled, reductions=finder, refusals=dict(refused),
+        walk = _Walk(options, sizes, scop, deps.all, full.all, first=first_tiled, reductions=finder, refusals=dict(refused),
                      time_tiled=bool(across_time))
         root = schedule.get_root()
         root = _tile_all(root, walk) if options.tile else root
@@ -290,7 +296,9 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
         if not unsafe:
             break
         fixed |= unsafe
-    loops = tuple(replace(loop, private=p.private) for loop, p in zip(walk.loops, found))
+    # a thread's copies of private scalars are combined at each execution's end: not without barriers
+    loops = tuple(replace(loop, private=p.private, nowait=loop.nowait and not p.private)
+                  for loop, p in zip(walk.loops, found))
     for warning in walk.warnings:
         diagnostics.warn(warning, scop.file, scop.start_line, 1)
     notes = _reduction_notes(scop, full, relaxation, schedule, fixed, loops, walk.refusals, options) \
@@ -489,14 +497,21 @@ def _contiguous(steps: AccessSteps, order: PointOrder) -> bool:
     return all(row[order.order[-1]] != FAR for row in steps.steps)
 
 
-def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.ScheduleNode:
+def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool,
+                   chain: _Chain | None = None) -> isl.ScheduleNode:
     """Mark the outermost coincident member of each band not inside a parallel loop
-    (OpenMP loops do not nest here); returns the node at its position."""
+    (OpenMP loops do not nest here); under a serial band whose parallel loops need no
+    barriers between their executions (nowait.py), a mark `omp_nowaitN` and those loops
+    `nowait` (`chain`: that band's). Returns the node at its position."""
     down = 0
     if node.get_type() == NT.band and not inside:
         chosen = walk.parallel_member(node)
-        if chosen is not None and (why := too_little_work(
-                node, chosen[0], walk.in_bounds, walk.options.min_parallel_work)) is not None:
+        if chain is None and (chosen is None or chosen[0] > 0) and (chain := _steady_chain(node, walk)) is not None:
+            node, down = node.insert_mark(isl.Id(f"{NOWAIT_MARK}{len(walk.loops)}", context=node.get_ctx())).child(0), 1
+        why = None if chosen is None else (too_little(chain.work, walk.options.min_parallel_work) if chain else
+                                            too_little_work(node, chosen[0], walk.in_bounds,
+                                                            walk.options.min_parallel_work))
+        if why is not None:
             inside_loop = statement_names(node.get_domain())
             lines = ", ".join(sorted({str(st.line) for st in walk.scop.statements if st.name in inside_loop}, key=int))
             walk.serial_notes.append(f"the parallel loop around the statements of line(s) {lines} stays serial: {why}")
@@ -507,13 +522,50 @@ def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool) -> isl.Sch
                 node, down = node.band_split(first).child(0), down + 1
             if node.band_n_member() > 1:
                 node = node.band_split(1)
-            node, down = _marked(node, walk, tuple((g.op, g.array) for g in groups)), down + 1
+            node, down = _marked(node, walk, tuple((g.op, g.array) for g in groups), chain is not None), down + 1
             inside = True
     for k in range(node.n_children()):
-        node = _mark_parallel(node.child(k), walk, inside).parent()
+        node = _mark_parallel(node.child(k), walk, inside, chain).parent()
     for _ in range(down):
         node = node.parent()
     return node
+
+
+@dataclass(frozen=True)
+class _Chain:
+    """A serial band whose parallel loops below need no barriers between executions."""
+
+    work: int | None    # statement instances per execution of the band (None: unbounded)
+
+
+def _steady_chain(band: isl.ScheduleNode, walk: _Walk) -> _Chain | None:
+    """The chain of the serial `band` (or of its members before its parallel one) where
+    the first parallel loops below it, reached through bands, sequences, filters and
+    marks, hold every statement under it, none runs a reduction, and every dependence
+    between their instances, at the same values of the loops around `band`, joins
+    instances at the same value of the parallel loop (nowait.py); else None."""
+    parallel: list[isl.UnionMap] = []
+
+    def found(node: isl.ScheduleNode, top: bool) -> bool:
+        kind = node.get_type()
+        if kind == NT.band:
+            chosen = walk.parallel_member(node)
+            if chosen is not None and not (top and chosen[0] == 0):
+                if chosen[1]:
+                    return False
+                member = node.band_get_partial_schedule().get_at(chosen[0])
+                parallel.append(isl.UnionMap.from_union_pw_aff(member).intersect_domain(node.get_domain()))
+                return True
+        elif kind == NT.leaf:
+            return False        # a statement outside every parallel loop
+        elif kind not in (NT.sequence, NT.set, NT.filter, NT.mark):
+            return False
+        return all(found(node.child(k), False) for k in range(node.n_children()))
+    if walk.parallel_member(band) is not None and walk.parallel_member(band)[0] == 0:
+        return None
+    if not found(band, True) or not barrier_free(walk.ordering, band, union_of(parallel)):
+        return None
+    return _Chain(work_bound(band, 0, walk.in_bounds))
 
 
 def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]:
@@ -534,7 +586,8 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     steps = access_steps(band, walk.scop)
     order = _asked_order(band, walk, number) or point_order(band, walk.scop, steps)
     asked = user_sizes(walk.sizes, number, "tile")
-    if asked == [] or (asked is None and walk.options.cache_tiles and not worth_tiling(steps, order.order)):
+    if asked == [] or (asked is None and walk.options.cache_tiles and (
+            not worth_tiling(steps, order.order) or _rows_to_threads(band, walk, steps, order))):
         # `tile[]`: the band stays whole, its loops reordered as a tile's
         walk.band_sizes.append(KernelSizes((), (), (), order=order.order, untiled=True))
         # no `omp simd` on the loop that OpenMP's threads share (a band's innermost member
@@ -578,6 +631,29 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     if isolate:
         tiled = with_full_tiles_isolated(tiled, band.band_get_partial_schedule(), tile)
     return tiled, plan is not None
+
+
+def _rows_to_threads(band: isl.ScheduleNode, walk: _Walk, steps: AccessSteps, order: PointOrder) -> bool:
+    """Whether the band runs faster untiled, its innermost point loop the parallel one,
+    each thread a share of every row without barriers in between (nowait.py), than in
+    tiles. atax's `y[j] += A[i][j] * tmp[i]` (`j` parallel, `i` serial): tiles of 128
+    columns cut each row of `A` into pieces that the hardware prefetcher streams one by
+    one, while whole rows stream as one; the tile kept only `y`'s piece, which a
+    thread's share of a row keeps as well (cache_sizes.shares_fit). At LARGE, side by
+    side: 4.4 ms against 6.6 ms with one thread, 3.7 ms against 4.5 ms with two."""
+    if not walk.options.openmp or band.get_schedule_depth() > 0:
+        return False
+    chosen = walk.parallel_member(band)
+    innermost = order.order[-1]
+    if chosen is None or chosen[0] != innermost or chosen[1] or not _contiguous(steps, order) or \
+            any(band.band_member_get_coincident(m) for m in order.order[:-1]):
+        return False
+    extents = band_extents(band, walk.in_bounds)
+    if None in extents or not shares_fit(steps, order.order, extents, walk.scop) or \
+            (walk.options.register_tiles and _model_block_plan(band, walk) is not None):   # trmm's
+        return False
+    member = isl.UnionMap.from_union_pw_aff(band.band_get_partial_schedule().get_at(innermost))
+    return barrier_free(walk.ordering, band, member.intersect_domain(band.get_domain()))
 
 
 def _fitted_to_blocks(band: isl.ScheduleNode, walk: _Walk, tile: tuple[int, ...], order: tuple[int, ...],
@@ -704,9 +780,17 @@ def _first_coincident(band: isl.ScheduleNode) -> int | None:
     return next((k for k in range(band.band_n_member()) if band.band_member_get_coincident(k)), None)
 
 
-def _marked(band: isl.ScheduleNode, walk: _Walk, reductions: tuple[tuple[str, str], ...] = ()) -> isl.ScheduleNode:
+def _marked(band: isl.ScheduleNode, walk: _Walk, reductions: tuple[tuple[str, str], ...] = (),
+            nowait: bool = False) -> isl.ScheduleNode:
     """A one-member band under a new `omp_parallelN` mark; returns the band."""
-    loop = replace(_loop_at(band, len(walk.loops)), reductions=reductions, uneven=uneven_work(band))
+    uneven = uneven_work(band)
+    loop = replace(_loop_at(band, len(walk.loops)), reductions=reductions, uneven=uneven, nowait=nowait and not uneven)
+    if loop.nowait:
+        inside = statement_names(band.get_domain())
+        lines = ", ".join(sorted({str(st.line) for st in walk.scop.statements if st.name in inside}, key=int))
+        walk.serial_notes.append(f"the parallel loop around the statements of line(s) {lines} needs no "
+                                 "barrier after each execution: the loops around it give each thread the same "
+                                 "iterations every time (omp for nowait, one barrier after them)")
     walk.loops.append(loop)
     return band.insert_mark(isl.Id(loop.name, context=band.get_ctx())).child(0)
 

@@ -209,6 +209,25 @@ def cache_tile_sizes(steps: AccessSteps, order: tuple[int, ...], scop: Scop,
     return tuple(sizes)
 
 
+def shares_fit(steps: AccessSteps, order: tuple[int, ...], extents: list[int], scop: Scop,
+               caches: Caches | None = None, threads: int | None = None) -> bool:
+    """Whether, the band untiled and its innermost loop's `extents` shared among the
+    threads, what each outer point loop reuses of the arrays that move inside it (atax's
+    `y[j]` along `i`: a thread's share of the row) fits in half of L1."""
+    caches = host_caches() if caches is None else caches
+    threads = host_threads() if threads is None else threads
+    share = list(extents)
+    share[order[-1]] = -(-share[order[-1]] // threads)
+    element = {a.name: element_bytes(a.element_type) for a in scop.arrays}
+    for position, member in enumerate(order[:-1]):
+        inner = set(order[position + 1:])
+        reused = {a for a in steps.arrays if member not in steps.moving(a) and steps.moving(a) & inner}
+        if sum(element.get(a, 8) * math.prod(share[m] for m in steps.moving(a) & inner) for a in reused) > \
+                caches.l1_bytes // 2:
+            return False
+    return True
+
+
 def jumping_rows(arrays: int) -> int:
     """The tile of a vector loop along which `arrays` arrays jump (a loop over the rows of
     row-major matrices, each step a row further): each row is a stream of its own for the

@@ -38,10 +38,13 @@ def work_bound(band: isl.ScheduleNode, member: int, in_bounds: isl.UnionSet) -> 
 def too_little_work(band: isl.ScheduleNode, member: int, in_bounds: isl.UnionSet, least: int) -> str | None:
     """Why the loop of `band`'s member stays serial (it runs fewer than `least`
     instances per execution), or None where it may run in parallel."""
-    if least <= 0:
-        return None
-    work = work_bound(band, member, in_bounds)
-    if work is None or work >= least:
+    return too_little(work_bound(band, member, in_bounds) if least > 0 else None, least)
+
+
+def too_little(work: int | None, least: int) -> str | None:
+    """Why a loop that runs at most `work` statement instances between two barriers
+    (None: unbounded) stays serial, or None where it may run in parallel."""
+    if work is None or least <= 0 or work >= least:
         return None
     return f"at most {work} statement instances per execution (--min-parallel-work={least})"
 
