@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from .codegen.ast import ScopAst, build_ast
+from .codegen.ast import InstancesLost, ScopAst, build_ast
 from .codegen.ast import dump as dump_ast
 from .codegen.c_target import CFile, build_c_ast, generate_c
 from .codegen.common import GeneratedFiles
@@ -33,7 +33,7 @@ from .schedule.gpu.device_loops import DEVICE_LOOP
 from .schedule.gpu.work import describe as describe_work
 from .schedule.plan import ScheduledScop, used_sizes
 from .schedule.sizes import format_sizes
-from .watchdog import Progress, Step, StepTooLong
+from .watchdog import Progress, Step, StepGaveUp, StepTooLong
 
 
 @dataclass(frozen=True)
@@ -317,22 +317,31 @@ def ast(c: Compilation, run: StageRun) -> Compilation:
     if run.options.target == "c":
         asts = []
         for scheduled in c.scheduled:
-            with run.step(scheduled.scop):
-                asts.append(build_c_ast(scheduled))
+            asts.append(_built(run, scheduled.scop, lambda: build_c_ast(scheduled)))
             for warning in asts[-1].warnings:
                 run.diagnostics.warn(warning, scheduled.scop.file, scheduled.scop.start_line, 1)
         return replace(c, asts=tuple(asts))
     asts = []
     for scheduled, plan in c.plans:
-        with run.step(scheduled.scop):
-            asts.append(build_ast(scheduled, plan))
+        asts.append(_built(run, scheduled.scop, lambda: build_ast(scheduled, plan)))
     host_asts = []
     for scheduled in c.host_scheduled:
-        with run.of(f"{HOST_PATH_STEP} ast").step(scheduled.scop):
-            host_asts.append(build_c_ast(scheduled))
+        host_asts.append(_built(run.of(f"{HOST_PATH_STEP} ast"), scheduled.scop, lambda: build_c_ast(scheduled)))
         for warning in host_asts[-1].warnings:
             run.diagnostics.warn(warning, scheduled.scop.file, scheduled.scop.start_line, 1)
     return replace(c, asts=tuple(asts), host_asts=tuple(host_asts))
+
+
+def _built(run: StageRun, scop: Scop, build: Callable[[], ScopAst]) -> ScopAst:
+    """One SCoP's AST; where isl's generator loses instances (an isl bug), the step gives
+    up, and the driver compiles again as it does for a step that runs too long: in the
+    original loop order, then with the SCoP left on the host as its C code."""
+    with run.step(scop):
+        try:
+            return build()
+        except InstancesLost as exc:
+            lost = str(exc)
+    raise StepGaveUp(run.step_of(scop), lost)
 
 
 def dump_asts(c: Compilation) -> str:

@@ -47,6 +47,14 @@ class StepTooLong(Exception):
         return (StepTooLong, (self.step, self.what))
 
 
+class StepGaveUp(StepTooLong):
+    """A step that could not make correct code in this configuration (isl's AST
+    generator lost instances): the same fallbacks as for a step that ran too long."""
+
+    def __reduce__(self):
+        return (StepGaveUp, (self.step, self.what))
+
+
 class ChildDied(Exception):
     """The compiling process ended without an answer (a signal: SIGXCPU, SIGKILL, SIGSEGV)."""
 

@@ -151,17 +151,54 @@ class ScopAst:
 
 
 def build_ast(scheduled: GpuSchedule, memory: MemoryPlan) -> ScopAst:
-    """The SCoP's AST; built again without unrolling if isl fails on it."""
+    """The SCoP's AST; built again without unrolling if isl fails on it, or if the
+    first leaves leave instances out (`lost_instances`), and InstancesLost if those do too."""
     schedule = memory.schedule
+    builder = _AstBuilder(scheduled, memory)
     try:
-        return bounded(scheduled.scop.ctx, LIMITS.scop_ast, lambda: _AstBuilder(scheduled, memory).run(schedule))
+        result = bounded(scheduled.scop.ctx, LIMITS.scop_ast, lambda: builder.run(schedule))
+        if not lost_instances(scheduled.scop, builder.reached):
+            return result
     except OutOfOperations:
         pass
     except isl.Error as exc:
         if is_operation_limit(exc):     # the step's bound (--isl-max-operations), not this one
             raise
-    return with_atomic_fallback(lambda tree: _AstBuilder(scheduled, memory).run(tree), without_unrolling(schedule),
-                                scheduled.scop)
+    result = with_atomic_fallback(builder.run, without_unrolling(schedule), scheduled.scop)
+    if lost_instances(scheduled.scop, builder.reached):
+        raise InstancesLost(f"isl's AST generator left statement instances out of the code of the SCoP of "
+                            f"'{scheduled.scop.function}' (an isl bug)")
+    return result
+
+
+class InstancesLost(Exception):
+    """isl's AST generator made no leaf for some instances of the SCoP."""
+
+
+def lost_instances(scop: Scop, reached: list[isl.UnionSet]) -> bool:
+    """Whether some instance of the SCoP (within its context) is in no leaf that isl's
+    AST generator made (`reached`: each leaf's domain, what isl itself believes it
+    generated there). isl 0.27 (islpy 2026.2) has been seen to drop instances from a
+    tiled band's loop bounds: fuzz 2818:155, `B[j][k / 2] = ...` in tiles of 2 x 2 on
+    the C target, four instances of 3,234 never ran. A kernel's leaves hold the
+    instances of one thread (`_over_threads`). The check costs a union and a difference
+    per SCoP."""
+    params = {scop.domain.get_space().get_dim_name(isl.dim_type.param, k)
+              for k in range(scop.domain.get_space().dim(isl.dim_type.param))}
+    covered = isl.UnionSet.empty(scop.domain.get_space())
+    for part in reached:
+        covered = covered.union(_over_threads(part, params))
+    return not scop.domain.subtract(covered).intersect_params(scop.context).is_empty()
+
+
+def _over_threads(instances: isl.UnionSet, params: set[str]) -> isl.UnionSet:
+    """A kernel leaf's instances over all blocks and threads: its parameters that are not
+    the SCoP's (the block and thread ids, `b0`, `t0`) projected out."""
+    space = instances.get_space()
+    for k in reversed(range(space.dim(isl.dim_type.param))):
+        if space.get_dim_name(isl.dim_type.param, k) not in params:
+            instances = instances.project_out(isl.dim_type.param, k, 1)
+    return instances
 
 
 UNORDERED_PIECES = "input involves unknown divs"
@@ -303,9 +340,11 @@ class _AstBuilder:
         self.transfers.update({s.name: TransferCall(s.device.array.name, s.to_device, s.name) for s in memory.syncs})
         self.kernel: KernelMemory | None = None
         self.result: ScopAst | None = None
+        self.reached: list[isl.UnionSet] = []   # the instances of the SCoP's statements at each leaf
 
     def run(self, schedule: isl.Schedule) -> ScopAst:
         self.result = ScopAst(self.scop, None)  # type: ignore[arg-type]
+        self.reached = []
         root = ast_from_tree(self.scheduled, schedule, self._at_domain, self._before_mark, self._after_mark,
                              launches=True)
         self.result.root = root
@@ -338,6 +377,7 @@ class _AstBuilder:
         name = schedule.get_tuple_name(isl.dim_type.in_)
         instance = isl.PwMultiAff.from_map(schedule.reverse())
         if name in self.statements:
+            self.reached.append(build.get_schedule().domain())
             call = self._statement(name, instance, build)
         elif name in self.copies:
             call = self._copy(*self.copies[name], instance, build)

@@ -26,14 +26,13 @@ from dataclasses import dataclass
 import islpy as isl
 from pycparser import c_ast, c_generator
 
-from ..diagnostics import CompileError
 from ..extract.model import Scop
 from ..schedule.cpu import CpuSchedule
 from ..schedule.cpu.nowait import MARK as NOWAIT_MARK
 from ..schedule.cpu.register_tiles import RegisterTile
 from ..isl_budget import is_operation_limit
-from .ast import (ScopAst, StatementCall, Subscript, ast_from_tree, source_indices, with_atomic_fallback,
-                  without_unrolling)
+from .ast import (InstancesLost, ScopAst, StatementCall, Subscript, ast_from_tree, lost_instances, source_indices,
+                  with_atomic_fallback, without_unrolling)
 from .common import array_extents, local_array_names, local_declarations, runs_where, scop_guard
 from ..isl_c import c_node
 from .omp_region import BARRIER, same_iterations, with_parallel_regions
@@ -143,24 +142,12 @@ def build_c_ast(scheduled: CpuSchedule) -> ScopAst:
     if lost_instances(scop, reached):
         result.root = with_atomic_fallback(build, scheduled.schedule, scop)
         if lost_instances(scop, reached):
-            raise CompileError("isl's AST generator left statement instances out of the code of this SCoP "
-                               "(an isl bug); --no-reschedule may avoid it", scop.file, scop.start_line, 1)
+            raise InstancesLost(f"isl's AST generator left statement instances out of the code of the SCoP of "
+                                f"'{scop.function}' (an isl bug)")
         result.warnings = (f"isl's AST generator left statement instances out of the tiled code of the SCoP "
                            f"of '{scop.function}' (an isl bug): its loops run as isl scheduled them, untiled "
                            "and serial",)
     return result
-
-
-def lost_instances(scop: Scop, reached: list[isl.UnionSet]) -> bool:
-    """Whether some instance of the SCoP (within its context) is in no leaf that isl's
-    AST generator made. isl 0.27 (islpy 2026.2) has been seen to drop instances from a
-    tiled band's loop bounds: fuzz 2818:155, `B[j][k / 2] = ...` in tiles of 2 x 2, four
-    instances of 3,234 never ran. Each leaf's domain is what isl itself believes it
-    generated there, so the check costs one union and one difference per SCoP."""
-    covered = isl.UnionSet.empty(scop.domain.get_space())
-    for part in reached:
-        covered = covered.union(part)
-    return not scop.domain.subtract(covered).intersect_params(scop.context).is_empty()
 
 
 def _in_block(tile: RegisterTile, instance: isl.Set, at: isl.PwMultiAff, names, build: isl.AstBuild) -> Subscript:

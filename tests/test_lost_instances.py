@@ -1,0 +1,53 @@
+"""The check that isl's AST covers the SCoP (codegen/ast.py: `lost_instances`), on every
+target: a kernel's leaves count over all its threads, and an AST that loses instances
+makes the compilation fall back (stages.py, driver.py) rather than print wrong code."""
+from __future__ import annotations
+
+from pathlib import Path
+from types import SimpleNamespace
+
+import islpy as isl
+import pytest
+
+from ppcg_py.cli import main
+from ppcg_py.codegen import ast as ast_module
+from ppcg_py.codegen import c_target
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "matmul.c"
+
+
+def _scop(ctx: isl.Context) -> SimpleNamespace:
+    return SimpleNamespace(domain=isl.UnionSet("[n] -> { S[i] : 0 <= i < n }", context=ctx),
+                           context=isl.Set("[n] -> { : n >= 0 }", context=ctx))
+
+
+@pytest.mark.parametrize("leaves, lost", [
+    # one thread per instance, two blocks of four threads: all of them
+    (["[n, b0, t0] -> { S[i] : i = 4b0 + t0 and 0 <= t0 < 4 and 0 <= i < n }"], False),
+    # the last thread of every block never runs
+    (["[n, b0, t0] -> { S[i] : i = 4b0 + t0 and 0 <= t0 < 3 and 0 <= i < n }"], True),
+    # host leaves with the SCoP's parameters only
+    (["[n] -> { S[i] : 0 <= i < n - 1 }", "[n] -> { S[i] : i = n - 1 }"], False),
+    (["[n] -> { S[i] : 0 <= i < n - 1 }"], True),
+])
+def test_lost_instances_counts_a_kernel_leaf_over_its_threads(leaves, lost):
+    ctx = isl.Context()
+    reached = [isl.UnionSet(leaf, context=ctx) for leaf in leaves]
+    assert ast_module.lost_instances(_scop(ctx), reached) == lost
+
+
+@pytest.mark.parametrize("target", ["cuda", "opencl", "c"])
+def test_an_ast_that_loses_instances_ends_with_the_scop_on_the_host(target, monkeypatch, tmp_path, capsys):
+    """Every AST made said to lose instances: the driver tries the original loop order,
+    then leaves the SCoP on the host as its C code, with a warning each time."""
+    monkeypatch.setattr(ast_module, "lost_instances", lambda scop, reached: True)
+    monkeypatch.setattr(c_target, "lost_instances", lambda scop, reached: True)
+    status = main([f"--target={target}", "--output-dir", str(tmp_path), str(EXAMPLE)])
+    err = capsys.readouterr().err
+    assert status == 0, err
+    assert "Traceback" not in err
+    assert "isl's AST generator left statement instances out" in err
+    assert "compiling again with that SCoP left on the host as its original C code" in err
+    texts = "".join(p.read_text() for p in tmp_path.iterdir())
+    assert "this SCoP keeps its original C code" in texts or "this SCoP runs on the host, as its original C code" \
+        in texts
