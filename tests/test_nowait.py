@@ -117,3 +117,11 @@ def _statements(code: str) -> tuple[list[c_ast.Node], set[int]]:
 def test_same_iterations_at_every_execution(code, same):
     statements, pragmas = _statements(code)
     assert same_iterations(statements, pragmas) == same
+
+
+def test_a_loop_with_a_private_scalar_keeps_its_barriers(tmp_path):
+    """Its copies of `s` are written back at the end of each execution (lastprivate)."""
+    text = _ppcg(tmp_path, HERE / "rows_private_scalar.c", "--no-reschedule", "--min-parallel-work=0")
+    assert "lastprivate(s)" in text and "nowait" not in text and "#pragma omp barrier" not in text
+    report = verify(_own("rows_private_scalar"), tmp_path / "run")
+    assert report.ok, report.summary()

@@ -208,7 +208,6 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
     vector_pragma = "omp simd" if openmp else "GCC ivdep"
     bodies = {s.name: s.body for s in scop.statements}
     loops = {loop.name: loop for loop in scheduled.parallel}
-    barrier_free = {f"{NOWAIT_MARK}{loop.index}" for loop in scheduled.parallel if loop.nowait}
     vector_loops = {loop.name: loop for loop in scheduled.vector_loops}
     register_tiles = {tile.name for tile in scheduled.register_tiles}
     extents, expanded = array_extents(scheduled), local_array_names(scop)
@@ -235,13 +234,15 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
 
     parallel_pragmas: list[c_ast.Pragma] = []
     nowait: set[int] = set()    # the pragmas of loops without barriers (ids)
+    marked: dict[int, str] = {}     # each pragma's (id) mark
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         before = len(parallel_pragmas)
         body = printer.statements(mark.mark_get_node())
-        if name in barrier_free:
+        if name.startswith(NOWAIT_MARK):
             inside = {id(p) for p in parallel_pragmas[before:]}
-            if not same_iterations(body, inside):
+            # each loop under the mark without barriers (none keeps private scalars)
+            if not all(loops[marked[i]].nowait for i in inside) or not same_iterations(body, inside):
                 return body
             nowait.update(inside)
             return body + [c_ast.Pragma(BARRIER)]
@@ -266,6 +267,7 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
         clause += reduction_clauses(loop.reductions, scop, extents)
         clause += " schedule(dynamic, 1)" if loop.uneven else ""
         parallel_pragmas.append(c_ast.Pragma(f"omp parallel for{clause}"))
+        marked[id(parallel_pragmas[-1])] = name
         return _with_pragma(body, parallel_pragmas[-1], iterators[loop.depth])
 
     printer = AstPrinter(user, on_mark)
