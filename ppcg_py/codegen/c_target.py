@@ -26,7 +26,6 @@ from dataclasses import dataclass
 import islpy as isl
 from pycparser import c_ast, c_generator
 
-from ..extract.model import Scop
 from ..schedule.cpu import CpuSchedule
 from ..schedule.cpu.nowait import MARK as NOWAIT_MARK
 from ..schedule.cpu.register_tiles import RegisterTile

@@ -445,7 +445,7 @@ def _sunk_for_blocks(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode | 
     if after <= before:
         return None
     statements = statement_names(band.get_domain())
-    lines = ", ".join(sorted({str(st.line) for st in walk.scop.statements if st.name in statements}, key=int))
+    lines = _source_lines(walk.scop, statements)
     kept = moved.band_n_member() if moved.get_type() == NT.band else 0
     walk.sinking_notes.append(f"the band around the statements of line(s) {lines}: {band.band_n_member() - kept} of "
                               f"its {band.band_n_member()} loop(s) move into each statement group below it, "
@@ -512,8 +512,7 @@ def _mark_parallel(node: isl.ScheduleNode, walk: _Walk, inside: bool,
                                             too_little_work(node, chosen[0], walk.in_bounds,
                                                             walk.options.min_parallel_work))
         if why is not None:
-            inside_loop = statement_names(node.get_domain())
-            lines = ", ".join(sorted({str(st.line) for st in walk.scop.statements if st.name in inside_loop}, key=int))
+            lines = _source_lines(walk.scop, statement_names(node.get_domain()))
             walk.serial_notes.append(f"the parallel loop around the statements of line(s) {lines} stays serial: {why}")
             chosen, inside = None, True
         if chosen is not None:
@@ -539,11 +538,11 @@ class _Chain:
 
 
 def _steady_chain(band: isl.ScheduleNode, walk: _Walk) -> _Chain | None:
-    """The chain of the serial `band` (or of its members before its parallel one) where
-    the first parallel loops below it, reached through bands, sequences, filters and
-    marks, hold every statement under it, none runs a reduction, and every dependence
-    between their instances, at the same values of the loops around `band`, joins
-    instances at the same value of the parallel loop (nowait.py); else None."""
+    """The chain of `band` (serial, or parallel in a member after its first: the caller
+    checks) where the first parallel loops below it, reached through bands, sequences,
+    filters and marks, hold every statement under it, none runs a reduction, and every
+    dependence between their instances, at the same values of the loops around `band`,
+    joins instances at the same value of the parallel loop (nowait.py); else None."""
     parallel: list[isl.UnionMap] = []
 
     def found(node: isl.ScheduleNode, top: bool) -> bool:
@@ -561,8 +560,6 @@ def _steady_chain(band: isl.ScheduleNode, walk: _Walk) -> _Chain | None:
         elif kind not in (NT.sequence, NT.set, NT.filter, NT.mark):
             return False
         return all(found(node.child(k), False) for k in range(node.n_children()))
-    if walk.parallel_member(band) is not None and walk.parallel_member(band)[0] == 0:
-        return None
     if not found(band, True) or not barrier_free(walk.ordering, band, union_of(parallel)):
         return None
     return _Chain(work_bound(band, 0, walk.in_bounds))
@@ -776,6 +773,11 @@ def _register_blocks(points: isl.ScheduleNode, plan: BlockPlan, walk: _Walk) -> 
     return sequence
 
 
+def _source_lines(scop: Scop, statements) -> str:
+    """The source lines of `statements` (names), for -v: "12, 14"."""
+    return ", ".join(sorted({str(st.line) for st in scop.statements if st.name in statements}, key=int))
+
+
 def _first_coincident(band: isl.ScheduleNode) -> int | None:
     return next((k for k in range(band.band_n_member()) if band.band_member_get_coincident(k)), None)
 
@@ -786,8 +788,7 @@ def _marked(band: isl.ScheduleNode, walk: _Walk, reductions: tuple[tuple[str, st
     uneven = uneven_work(band)
     loop = replace(_loop_at(band, len(walk.loops)), reductions=reductions, uneven=uneven, nowait=nowait and not uneven)
     if loop.nowait:
-        inside = statement_names(band.get_domain())
-        lines = ", ".join(sorted({str(st.line) for st in walk.scop.statements if st.name in inside}, key=int))
+        lines = _source_lines(walk.scop, statement_names(band.get_domain()))
         walk.serial_notes.append(f"the parallel loop around the statements of line(s) {lines} needs no "
                                  "barrier after each execution: the loops around it give each thread the same "
                                  "iterations every time (omp for nowait, one barrier after them)")

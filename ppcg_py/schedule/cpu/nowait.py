@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from ...isl_context import maps_of, sets_of
+from ..parallel import zero_distance
 
 MARK = "omp_nowait"     # above the serial loops: their parallel loop has no barrier, one comes after them
 
@@ -35,23 +35,7 @@ def barrier_free(dependences: isl.UnionMap, top: isl.ScheduleNode, parallel: isl
     loops around `top`, joins instances at the same value of their parallel loop
     (`parallel`: instance -> that loop's value)."""
     domain = top.get_domain()
-    inside = dependences.intersect_domain(domain).intersect_range(domain)
-    if inside.is_empty():
-        return True
-    both = top.get_prefix_schedule_union_map().intersect_domain(domain).flat_range_product(parallel)
-    for dependence in maps_of(inside):
-        distances = isl.UnionMap.from_map(dependence).apply_domain(both).apply_range(both).deltas()
-        if any(_crosses(part) for part in sets_of(distances)):
-            return False
-    return True
-
-
-def _crosses(distances: isl.Set) -> bool:
-    """Whether some distance is zero along every dimension but the last, not the last."""
-    n = distances.dim(isl.dim_type.set)
-    same_outer = distances
-    for k in range(n - 1):
-        same_outer = same_outer.fix_val(isl.dim_type.set, k, isl.Val(0, distances.get_ctx()))
-    zero_last = isl.Set.universe(same_outer.get_space()).fix_val(isl.dim_type.set, n - 1,
-                                                                 isl.Val(0, distances.get_ctx()))
-    return not same_outer.is_subset(zero_last)
+    outer = top.get_prefix_schedule_union_map().intersect_domain(domain)
+    same_outer = outer.apply_range(outer.reverse())
+    return zero_distance(dependences.intersect_domain(domain).intersect_range(domain).intersect(same_outer),
+                         parallel)
