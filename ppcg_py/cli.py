@@ -164,7 +164,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="GPU targets: give an array whose values live within one iteration of the loops "
                         "around it a copy per iteration in device memory, so those loops run in parallel; C "
                         "target with --tile: a copy per iteration of the innermost of those loops, where that "
-                        "lets a band keep register blocks [on]")
+                        "lets a band keep register blocks, and to a scalar (ludcmp's w) where that lets its loop move "
+                        "inside a loop that walks down columns [on]")
     p.add_argument("--no-expand-arrays", dest="expand_arrays", action="store_false",
                    help="keep every array as the program declares it (as PPCG)")
     p.add_argument("--schedule-timeout", type=float, default=30.0, metavar="SECONDS",

@@ -37,6 +37,7 @@ one of each. Whether the copy pays is the C target's to decide (cpu/sinking.py).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import islpy as isl
@@ -78,6 +79,124 @@ def expand_temporaries(scop: Scop, deps: Dependences,
         scop, expansion = _expanded(scop, array, prefix, taken)
         done.append(expansion)
     return scop, tuple(done)
+
+
+# whether a scalar's web gains by a copy per iteration of a loop around it (the C
+# target's model): the SCoP, the web's statements, the loop { S[i] -> [value] }
+WebPays = Callable[[Scop, frozenset[str], isl.UnionMap], bool]
+
+
+def web_candidates(scop: Scop, deps: Dependences, pays: WebPays) -> tuple[tuple[Web, ...], ...]:
+    """The webs of scalars (see `scalar_webs`) that may have a copy per iteration of the
+    innermost loop around them, in groups of one loop each (a loop moves inside only
+    when every scalar it carries has its copies: deriche's `ym1`, `ym2`, `xm1`, ...),
+    the groups in which `pays` picks some web."""
+    if not deps.value_based:
+        return ()
+    groups: dict[str, list[Web]] = {}
+    picked: set[str] = set()
+    for web in scalar_webs(scop, deps):
+        found = _web_loop(scop, deps, web)
+        if found is None:
+            continue
+        loops, key = found
+        groups.setdefault(key, []).append(web)
+        if key not in picked and pays(scop, web.statements, loops.around):
+            picked.add(key)
+    return tuple(tuple(webs) for key, webs in groups.items() if key in picked)
+
+
+def expand_webs(scop: Scop, deps: Dependences, webs: tuple[Web, ...]) -> tuple[Scop, tuple[Expansion, ...]]:
+    """The SCoP with each of `webs` given a copy per iteration of the innermost loop
+    around it (`deps` are the SCoP's)."""
+    done: list[Expansion] = []
+    taken = set(scop.used_names) | {s.name for s in scop.statements} | {k.name for k in scop.kills} \
+        | {a.tag for s in scop.statements for a in s.accesses} | {k.tag for k in scop.kills}
+    original = scop
+    for web in webs:
+        found = _web_loop(original, deps, web)
+        if found is not None:
+            scop, expansion = _expanded(scop, scop.array(web.scalar), found[0], taken)
+            done.append(expansion)
+    return scop, tuple(done)
+
+
+@dataclass(frozen=True)
+class Web:
+    """Statements between which one scalar's values flow, and no others: a variable of
+    their own in place of the scalar changes no value that any statement reads."""
+
+    scalar: str
+    statements: frozenset[str]
+
+
+def scalar_webs(scop: Scop, deps: Dependences) -> tuple[Web, ...]:
+    """The webs of each scalar whose values the SCoP alone reads (not live after it) and
+    whose every reference is exact: the statements joined by its live ranges.
+
+    ludcmp's `w` holds four unrelated sums: `A[i][j]` less a row times a column (below
+    the diagonal and from it on), then `b[i]` and `y[i]` less a row times a vector.
+    Each of its loop nests may give its own `w` a copy per iteration without the others'."""
+    webs: list[Web] = []
+    for array in scop.arrays:
+        if not array.is_scalar or array.live_after or array.member is not None or array.hidden:
+            continue
+        accesses = [(s, a) for s in scop.statements for a in s.accesses if a.array == array.name]
+        if not accesses or any(not a.exact or (a.is_write and not a.must) or s.calls for s, a in accesses):
+            continue
+        writes = _union(a.index for _, a in accesses if a.is_write)
+        reads = _union(a.index for _, a in accesses if a.is_read)
+        if writes is None:
+            continue
+        joined = {s.name: s.name for s, _ in accesses}
+        if reads is not None:
+            for pair in maps_of(deps.flow.intersect(writes.apply_range(reads.reverse()))):
+                _join(joined, pair.get_tuple_name(isl.dim_type.in_), pair.get_tuple_name(isl.dim_type.out))
+        groups: dict[str, set[str]] = {}
+        for name in joined:
+            groups.setdefault(_root(joined, name), set()).add(name)
+        webs += [Web(array.name, frozenset(group)) for group in groups.values()]
+    return tuple(webs)
+
+
+def _root(joined: dict[str, str], name: str) -> str:
+    while joined[name] != name:
+        name = joined[name]
+    return name
+
+
+def _join(joined: dict[str, str], a: str, b: str) -> None:
+    if a in joined and b in joined:
+        joined[_root(joined, a)] = _root(joined, b)
+
+
+def _web_loop(scop: Scop, deps: Dependences, web: Web) -> tuple[_Loops, str] | None:
+    """The innermost loop around all of the web's statements along which no live range of
+    its values crosses from one iteration to another (None if there is none), as the
+    loop to expand over, and a key that names the loop (its band member) among all."""
+    users = web.statements
+    domains = isl.UnionSet.empty(scop.context.get_space())
+    for stmt in scop.statements:
+        if stmt.name in users:
+            domains = domains.union(isl.UnionSet.from_set(stmt.domain))
+    if not of_named(deps.live_in, {web.scalar}).intersect_domain(domains).is_empty():
+        return None
+    loops = _common_loops(scop.schedule, users)
+    mine = [(s, a) for s in scop.statements if s.name in users for a in s.accesses if a.array == web.scalar]
+    writes = _union(a.index for _, a in mine if a.is_write)
+    reads = _union(a.index for _, a in mine if a.is_read)
+    if not loops or writes is None:
+        return None
+    flow = None if reads is None else \
+        deps.flow.intersect_domain(domains).intersect(writes.apply_range(reads.reverse()))
+    depth = len(loops) if flow is None else \
+        next((k for k, loop in enumerate(loops) if not zero_distance(flow, loop)), len(loops))
+    kept = _dimensions(writes, loops[:depth])
+    if not kept:
+        return None
+    loop = loops[kept[-1]].intersect_domain(domains)
+    per_statement = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(loop)}
+    return _Loops(per_statement, loop, (0,)), f"{kept[-1]}:{loops[kept[-1]]}"
 
 
 @dataclass(frozen=True)
@@ -204,13 +323,16 @@ def _expanded(scop: Scop, array: Array, loops: _Loops, taken: set[str]) -> tuple
         extra = [_copy_back(scop, array, copy, copy_back, loops, taken)]
     statements, _, local = expanded(copy, array.element_type, statements + extra, [], scop.context,
                                     array.declared_line)
-    arrays = tuple(a for a in scop.arrays if a.name != array.name or array.live_after) + (local,)
+    still_used = array.live_after or any(a.array == array.name for s in statements for a in s.accesses) \
+        or any(k.array == array.name for k in scop.kills)     # a local's kills stay with it
+    arrays = tuple(a for a in scop.arrays if a.name != array.name or still_used) + (local,)
     schedule, with_kills = scop.schedule, scop.schedule_with_kills
     if extra:
         after = _schedule_of(extra[0])
         schedule = schedule.sequence(after)
         with_kills = None if with_kills is None else with_kills.sequence(after)
-    reductions = tuple(replace(r, array=copy) if r.array == array.name else r for r in scop.reductions)
+    reductions = tuple(replace(r, array=copy) if r.array == array.name and r.statement in prefix else r
+                       for r in scop.reductions)
     result = replace(scop, statements=tuple(statements), arrays=arrays, schedule=schedule,
                      schedule_with_kills=with_kills, reductions=reductions, used_names=scop.used_names | {copy})
     return result, Expansion(array.name, copy, len(loops.positions), copy_back)

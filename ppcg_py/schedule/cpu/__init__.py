@@ -45,19 +45,20 @@ from ...extract.model import Scop
 from ...isl_context import band_tiled, statement_names, union_of
 from ...options import Options
 from ..distribute import distributed
-from ..expansion import Expansion, expand_temporaries
+from ..expansion import Expansion, expand_temporaries, expand_webs, web_candidates
 from ..parallel import strict_coincidence
 from ..plan import ScheduledScop
 from ..private import changed_values, privatize
 from ..scheduler import compute_schedule, scheduling_start
 from ..sizes import KernelSizes, kernel_sizes, user_sizes
 from .cache_sizes import (blocked_tile_sizes, cache_tile_sizes, edge_free_columns, element_bytes, shared_tile_size,
-                          shares_fit, worth_tiling)
+                          host_caches, shares_fit, worth_tiling)
 from .epilogues import epilogues_apart
 from .full_tiles import with_full_tiles_isolated
 from .load_balance import uneven_work
 from .nowait import MARK as NOWAIT_MARK, barrier_free
 from .original_order import gains_nothing, jumps
+from .scalar_copies import keeps_copies, reorder_pays
 from .parallel_work import too_little, too_little_work, work_bound
 from ..loop_extents import band_extents, in_bounds_instances
 from .point_order import FAR, AccessSteps, PointOrder, access_steps, given_order, permuted, point_order
@@ -204,9 +205,42 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
                 diagnostics.replay(trial)
                 notes = _expansion_notes(expanded, expansions) if options.verbose else ()
                 return replace(planned, notes=notes + planned.notes)
+    if options.expand_arrays and options.reschedule and options.cache_tiles:
+        return _plan_with_scalar_copies(scop, options, diagnostics, first_tiled)
+    return _plain_plan(scop, options, diagnostics, first_tiled)
+
+
+def _plain_plan(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int) -> CpuSchedule:
     if not (options.openmp and options.reschedule):
         return _planned(scop, options, diagnostics, first_tiled)[0]
     return _best_plan(scop, options, diagnostics, first_tiled)
+
+
+def _plan_with_scalar_copies(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int) -> CpuSchedule:
+    """The plan with scalars given a copy per iteration of a loop where that lets the loop
+    move inside and the plan's innermost loops then jump less (scalar_copies.py), else
+    the plain plan. All the webs that may pay are tried at once: one plan more, not one
+    per loop (deriche's scheduling takes over a second)."""
+    full = scheduling_start(scop, options, diagnostics)[0]
+    caches = host_caches()
+    candidates = web_candidates(scop, full, lambda s, web, loop: reorder_pays(s, web, loop, caches))
+    if not candidates:
+        return _plain_plan(scop, options, diagnostics, first_tiled)
+    plain_trial, copied_trial = Diagnostics(echo=False), Diagnostics(echo=False)
+    plain = _plain_plan(scop, options, plain_trial, first_tiled)
+    copied, expansions = expand_webs(scop, full, tuple(web for group in candidates for web in group))
+    try:
+        with_copies = _plain_plan(copied, options, copied_trial, first_tiled)
+    except (CompileError, isl.Error):   # the program as written may still compile
+        with_copies = None
+    if with_copies is None or not keeps_copies(
+            jumps(plain.final_schedule, scop, caches), len(plain.parallel),
+            jumps(with_copies.final_schedule, copied, caches), len(with_copies.parallel)):
+        diagnostics.replay(plain_trial)
+        return plain
+    diagnostics.replay(copied_trial)
+    notes = _scalar_copy_notes(copied, expansions) if options.verbose else ()
+    return replace(with_copies, notes=notes + with_copies.notes)
 
 
 def _best_plan(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int) -> CpuSchedule:
@@ -255,6 +289,13 @@ def _expansion_notes(scop: Scop, expansions: tuple[Expansion, ...]) -> tuple[str
                  f"live within one iteration of the loops around it: a copy per iteration of the innermost, "
                  f"'{e.copy}', lets that loop move into the statements below it and keep register blocks"
                  + (f"; {e.copy_back} copies the last values back" if e.copy_back else "") for e in expansions)
+
+
+def _scalar_copy_notes(scop: Scop, expansions: tuple[Expansion, ...]) -> tuple[str, ...]:
+    """-v: each scalar copied per iteration of a loop (scalar_copies.py)."""
+    return tuple(f"'{e.array}' (line {scop.array(e.copy).declared_line or scop.start_line}) holds values that "
+                 f"live within one iteration of a loop whose inner loop walks down columns: a copy per iteration, "
+                 f"'{e.copy}', lets that loop move inside and walk rows" for e in expansions)
 
 
 def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int,

@@ -38,15 +38,20 @@ def gains_nothing(parallel_loops: int, tiles: tuple[tuple[int, ...], ...]) -> bo
 def jumps(schedule: isl.Schedule, scop: Scop, caches: Caches | None = None) -> int:
     """The accesses of each innermost loop of `schedule` that jump along it (a step of
     more than one element) through an array larger than the L2 cache (or of unknown size)."""
-    caches = host_caches() if caches is None else caches
-    large = {a.name for a in scop.arrays
-             if not a.is_scalar and ((size := copy_bytes(scop, a.name)) is None or size > caches.l2_bytes)}
+    large = large_arrays(scop, host_caches() if caches is None else caches)
     count = 0
     for band in _innermost_bands(schedule.get_root()):
         steps = access_steps(band, scop)
         last = band.band_n_member() - 1
         count += sum(1 for array, row in zip(steps.arrays, steps.steps) if array in large and row[last] == FAR)
     return count
+
+
+def large_arrays(scop: Scop, caches: Caches) -> frozenset[str]:
+    """The arrays larger than the L2 cache (or of unknown size): a jump through one of
+    them finds a new cache line at every step."""
+    return frozenset(a.name for a in scop.arrays
+                     if not a.is_scalar and ((size := copy_bytes(scop, a.name)) is None or size > caches.l2_bytes))
 
 
 def _innermost_bands(node: isl.ScheduleNode) -> list[isl.ScheduleNode]:

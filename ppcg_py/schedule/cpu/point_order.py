@@ -67,6 +67,15 @@ def access_steps(band: isl.ScheduleNode, scop: Scop) -> AccessSteps:
     return AccessSteps(tuple(arrays), tuple(steps))
 
 
+def iterator_step(domain: isl.Set, index: isl.Map, dimension: int) -> str:
+    """How an access of the statement with iteration domain `domain` moves when its
+    iterator `dimension` steps by one, the others held still (the program's own loops)."""
+    n = domain.dim(isl.dim_type.set)
+    own = isl.UnionMap.from_map(isl.Map.identity(domain.get_space().map_from_set()).intersect_domain(domain)
+                                .reset_tuple_id(isl.dim_type.out))
+    return _step(own, index, _step_along(domain.get_ctx(), dimension, n))
+
+
 def placed_instances(band: isl.ScheduleNode) -> isl.UnionMap:
     """The instances under `band` -> (the outer schedule values, the band's values):
     one space for all statements."""
