@@ -126,6 +126,30 @@ def test_deriches_column_sweeps_walk_rows(tmp_path):
     assert "ym1_1[c_1] = y1[c_0][c_1];" in text
 
 
+# the copies kept whatever the model says: the rewrite checked where isl's schedule
+# with them gains nothing (two_sums.c's `k` loops stay innermost)
+FORCED = ("import sys, ppcg_py.schedule.cpu as cpu; cpu.keeps_copies = lambda *facts: True; "
+          "from ppcg_py.cli import main; sys.exit(main(sys.argv[1:]))")
+
+
+def _forced_copies(cfg: VerifyConfig, out_dir: Path) -> subprocess.CompletedProcess:
+    command = [sys.executable, "-c", FORCED, "--target=c", "--openmp", "--min-parallel-work=0", "-v",
+               *cfg.ppcg_args, "--output-dir", str(out_dir), str(cfg.source)]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert proc.stderr.count(COPY) == 2, proc.stderr
+    return proc
+
+
+@pytest.mark.parametrize("tile", [True, False])
+def test_two_webs_in_one_iteration_forced_verify(tmp_path, tile):
+    """`w` holds two sums in each `(i, j)`, the second written under a condition: two
+    copies, `w_1[j]` and `w_2[j]`."""
+    cfg = VerifyConfig(source=HERE / "two_sums.c", ppcg_args=("--tile",) if tile else (), target="c")
+    report = verify(cfg, tmp_path, compiler=_forced_copies)
+    assert report.ok, report.summary()
+    assert "w_2[" in next((tmp_path / "generated").glob("*.c")).read_text()
+
+
 @pytest.mark.parametrize("source", ["lu_rows.c", "lu_rows_local.c"])
 @pytest.mark.parametrize("tile", [True, False])
 def test_lu_rows_with_copies_verify_with_1_2_4_threads(tmp_path, source, tile):
