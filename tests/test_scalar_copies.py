@@ -150,15 +150,28 @@ def test_two_webs_in_one_iteration_forced_verify(tmp_path, tile):
     assert "w_2[" in next((tmp_path / "generated").glob("*.c")).read_text()
 
 
-@pytest.mark.parametrize("source", ["lu_rows.c", "lu_rows_local.c"])
+def _declared_in_each_body(tmp_path: Path) -> Path:
+    """lu_rows.c with `w` declared in each loop body that uses it: four variables of the
+    SCoP, each with its kills."""
+    text = (HERE / "lu_rows.c").read_text().replace("  double w;\n#pragma scop", "#pragma scop")
+    for first in ("      w = A[i][j];", "    w = b[i];", "    w = y[i];"):
+        text = text.replace(first, first.replace("w =", "double w ="))
+    source = tmp_path / "lu_rows_local.c"
+    source.write_text(text)
+    return source
+
+
+@pytest.mark.parametrize("local", [False, True])
 @pytest.mark.parametrize("tile", [True, False])
-def test_lu_rows_with_copies_verify_with_1_2_4_threads(tmp_path, source, tile):
+def test_lu_rows_with_copies_verify_with_1_2_4_threads(tmp_path, local, tile):
     """Sizes known only at run time count as larger than any cache; n = 77 is not a
     multiple of any tile size. `w` declared outside the SCoP or in each loop body."""
+    source = _declared_in_each_body(tmp_path) if local else HERE / "lu_rows.c"
+    assert not local or source.read_text().count("double w =") == 4
     args = ("--tile",) if tile else ()
-    proc = _ppcg(tmp_path, HERE / source, *args)
+    proc = _ppcg(tmp_path, source, *args)
     assert proc.returncode == 0 and COPY in proc.stderr, proc.stderr
-    report = verify(VerifyConfig(source=HERE / source, ppcg_args=args, target="c"), tmp_path / "run")
+    report = verify(VerifyConfig(source=source, ppcg_args=args, target="c"), tmp_path / "run")
     assert report.ok, report.summary()
 
 
