@@ -205,8 +205,8 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
                 diagnostics.replay(trial)
                 notes = _expansion_notes(expanded, expansions) if options.verbose else ()
                 return replace(planned, notes=notes + planned.notes)
-    if options.expand_arrays and options.reschedule and options.cache_tiles:
-        return _plan_with_scalar_copies(scop, options, diagnostics, first_tiled)
+    if options.expand_arrays and options.reschedule:    # sizes given too: --autotune's variants and
+        return _plan_with_scalar_copies(scop, options, diagnostics, first_tiled)    # its sizes file agree
     return _plain_plan(scop, options, diagnostics, first_tiled)
 
 
