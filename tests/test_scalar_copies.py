@@ -119,6 +119,18 @@ def test_no_expansion_keeps_the_scalar_and_sizes_given_keep_the_copies(tmp_path)
     assert proc.returncode == 0 and proc.stderr.count(COPY) == 2, proc.stderr
 
 
+def test_host_paths_of_gpu_targets_keep_their_scalars(tmp_path):
+    """A GPU target's host path asks isl for no second schedule (compile time): ludcmp's
+    CUDA output updates `w` itself where the C target gives it two copies."""
+    source = kernel_source("ludcmp")
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "-DLARGE_DATASET", "-I", str(POLYBENCH / "utilities"),
+                           "-d", str(tmp_path), str(source)], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    host = (tmp_path / "ludcmp_host.cu").read_text()
+    assert "w -= A[c0][c2] * A[c2][c1];" in host     # the host path's upper part, as written
+    assert not any(copy in path.read_text() for path in tmp_path.iterdir() for copy in ("w_1", "w_2"))
+
+
 def test_deriches_column_sweeps_walk_rows(tmp_path):
     """deriche's last two sweeps run down the columns with seven scalars carried from
     row to row: with a copy of each per column, tiles run them along the rows."""

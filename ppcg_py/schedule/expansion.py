@@ -68,8 +68,7 @@ def expand_temporaries(scop: Scop, deps: Dependences,
     if not deps.value_based:
         return scop, ()
     done: list[Expansion] = []
-    taken = set(scop.used_names) | {s.name for s in scop.statements} | {k.name for k in scop.kills} \
-        | {a.tag for s in scop.statements for a in s.accesses} | {k.tag for k in scop.kills}
+    taken = _taken_names(scop)
     for array in scop.arrays:
         if array.is_scalar or array.local or array.member is not None or array.hidden:
             continue
@@ -110,8 +109,7 @@ def expand_webs(scop: Scop, deps: Dependences, webs: tuple[Web, ...]) -> tuple[S
     """The SCoP with each of `webs` given a copy per iteration of the innermost loop
     around it (`deps` are the SCoP's)."""
     done: list[Expansion] = []
-    taken = set(scop.used_names) | {s.name for s in scop.statements} | {k.name for k in scop.kills} \
-        | {a.tag for s in scop.statements for a in s.accesses} | {k.tag for k in scop.kills}
+    taken = _taken_names(scop)
     original = scop
     for web in webs:
         found = _web_loop(original, deps, web)
@@ -119,6 +117,12 @@ def expand_webs(scop: Scop, deps: Dependences, webs: tuple[Web, ...]) -> tuple[S
             scop, expansion = _expanded(scop, scop.array(web.scalar), found[0], taken)
             done.append(expansion)
     return scop, tuple(done)
+
+
+def _taken_names(scop: Scop) -> set[str]:
+    """Names a copy, its statement, reference tags and iterators must not reuse."""
+    return set(scop.used_names) | {s.name for s in scop.statements} | {k.name for k in scop.kills} \
+        | {a.tag for s in scop.statements for a in s.accesses} | {k.tag for k in scop.kills}
 
 
 @dataclass(frozen=True)
@@ -400,9 +404,13 @@ def _union(maps) -> isl.UnionMap | None:
     return result
 
 
-def expansion_notes(scop: Scop, expansions: tuple[Expansion, ...]) -> tuple[str, ...]:
-    """-v: each array expanded, over how many loops, and whether its values are copied back."""
+def expansion_notes(scop: Scop, expansions: tuple[Expansion, ...],
+                    loop: str = "its {loops} outer loop(s)",
+                    gain: str = "in device memory lets them run in parallel") -> tuple[str, ...]:
+    """-v: each array expanded, within which loop its values live (`loop`, where
+    `{loops}` is the count of loops expanded over), what its copy gains, and whether
+    its values are copied back."""
     return tuple(f"'{e.array}' (line {scop.array(e.copy).declared_line or scop.start_line}) holds values that "
-                 f"live within one iteration of its {e.loops} outer loop(s): a copy per iteration, '{e.copy}', "
-                 "in device memory lets them run in parallel"
-                 + (f"; {e.copy_back} copies the last values back" if e.copy_back else "") for e in expansions)
+                 f"live within one iteration of {loop.format(loops=e.loops)}: a copy per iteration, '{e.copy}', "
+                 f"{gain}" + (f"; {e.copy_back} copies the last values back" if e.copy_back else "")
+                 for e in expansions)

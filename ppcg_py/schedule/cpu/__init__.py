@@ -45,7 +45,7 @@ from ...extract.model import Scop
 from ...isl_context import band_tiled, statement_names, union_of
 from ...options import Options
 from ..distribute import distributed
-from ..expansion import Expansion, expand_temporaries, expand_webs, web_candidates
+from ..expansion import expand_temporaries, expand_webs, expansion_notes, web_candidates
 from ..parallel import strict_coincidence
 from ..plan import ScheduledScop
 from ..private import changed_values, privatize
@@ -203,7 +203,9 @@ def schedule_for_cpu(scop: Scop, options: Options, diagnostics: Diagnostics | No
                 moved = False
             if moved:
                 diagnostics.replay(trial)
-                notes = _expansion_notes(expanded, expansions) if options.verbose else ()
+                notes = expansion_notes(expanded, expansions, "the innermost loop around it",
+                                        "lets that loop move into the statements below it and keep register blocks") \
+                    if options.verbose else ()
                 return replace(planned, notes=notes + planned.notes)
     if options.expand_arrays and options.reschedule:    # sizes given too: --autotune's variants and
         return _plan_with_scalar_copies(scop, options, diagnostics, first_tiled)    # its sizes file agree
@@ -239,7 +241,8 @@ def _plan_with_scalar_copies(scop: Scop, options: Options, diagnostics: Diagnost
         diagnostics.replay(plain_trial)
         return plain
     diagnostics.replay(copied_trial)
-    notes = _scalar_copy_notes(copied, expansions) if options.verbose else ()
+    notes = expansion_notes(copied, expansions, "a loop whose inner loop walks down columns",
+                            "lets that loop move inside and walk rows") if options.verbose else ()
     return replace(with_copies, notes=notes + with_copies.notes)
 
 
@@ -281,21 +284,6 @@ def _best_plan(scop: Scop, options: Options, diagnostics: Diagnostics, first_til
             f"tiles no band, and its innermost loops jump through arrays larger than the L2 cache at {theirs} "
             f"access(es), the program's own at {ours}")
     return replace(own, notes=own.notes + (note,) if options.verbose else own.notes)
-
-
-def _expansion_notes(scop: Scop, expansions: tuple[Expansion, ...]) -> tuple[str, ...]:
-    """-v: each array copied per iteration of a loop (C target)."""
-    return tuple(f"'{e.array}' (line {scop.array(e.copy).declared_line or scop.start_line}) holds values that "
-                 f"live within one iteration of the loops around it: a copy per iteration of the innermost, "
-                 f"'{e.copy}', lets that loop move into the statements below it and keep register blocks"
-                 + (f"; {e.copy_back} copies the last values back" if e.copy_back else "") for e in expansions)
-
-
-def _scalar_copy_notes(scop: Scop, expansions: tuple[Expansion, ...]) -> tuple[str, ...]:
-    """-v: each scalar copied per iteration of a loop (scalar_copies.py)."""
-    return tuple(f"'{e.array}' (line {scop.array(e.copy).declared_line or scop.start_line}) holds values that "
-                 f"live within one iteration of a loop whose inner loop walks down columns: a copy per iteration, "
-                 f"'{e.copy}', lets that loop move inside and walk rows" for e in expansions)
 
 
 def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled: int,
