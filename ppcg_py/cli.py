@@ -123,6 +123,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="cuda: launch every kernel from the host, even where kernels are small enough for "
                         "one block to run them in one launch: the serial loop around them (a device loop) "
                         "or consecutive ones (fused kernels)")
+    p.add_argument("--warp-shuffles", action="store_true",
+                   help="cuda: where a statement reads neighbouring elements along thread x (a stencil's "
+                        "A[i][j-1], A[i][j], A[i][j+1]), each lane loads one and takes its neighbours' from the "
+                        "lanes next to it by __shfl_up_sync/__shfl_down_sync, in whole tiles (-v names them)")
     p.add_argument("--no-host-path", action="store_true",
                    help="cuda, opencl: the device code alone; by default each SCoP is also compiled for the "
                         "host (as --target=c --openmp --tile) and the program runs it there when no device is "
@@ -273,6 +277,7 @@ def options_from(args: argparse.Namespace) -> Options:
         dump_after=tuple(args.dump_after),
         verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile, reductions=args.reductions,
         atomic_reductions=args.atomic_reductions, device_loops=not args.no_device_loops,
+        warp_shuffles=args.warp_shuffles,
         host_path=not args.no_host_path,
         timing=args.timing,
         opencl_embed_kernel_code=args.opencl_embed_kernel_code,

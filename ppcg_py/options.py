@@ -71,6 +71,9 @@ class Options:
     # consecutive small kernels, run in one launch of one block (schedule/gpu/device_loops.py);
     # --no-device-loops: not
     device_loops: bool = True
+    # CUDA: a statement's reads of neighbouring elements along thread x come from the
+    # lanes that load them, by warp shuffles, in whole tiles (memory/shuffles.py)
+    warp_shuffles: bool = False
     # CUDA and OpenCL: each SCoP is also compiled as the C target compiles it (OpenMP,
     # tiled), and the program chooses per SCoP at run time: the host where no device is
     # usable or the model predicts the device slower (codegen/path_choice.py);

@@ -254,6 +254,7 @@ def dump_memory(c: Compilation) -> str:
             kmem = plan.kernel(kernel.name)
             lines.append(f"{kernel.name}: shared memory {kmem.shared_bytes} bytes")
             lines += [f"  group {g.array}: {_placement(g)} ({g.reason})" for g in kmem.groups]
+            lines += [f"  shuffle: {s.describe()}" for s in kmem.shuffles]
         lines += ["# schedule tree with copies, syncs and transfers", _tree_text(plan.schedule)]
     return "\n".join(lines) or "# no SCoP planned"
 
@@ -305,6 +306,8 @@ def _report(plans, card: GpuTarget) -> None:
                         "and the kernels next to it)") if kernel.launched_in else ""), file=sys.stderr)
             for g in kmem.groups:
                 print(f"ppcg-py:   {kernel.name} group {g.array}: {_placement(g)} ({g.reason})", file=sys.stderr)
+            for shuffle in kmem.shuffles:
+                print(f"ppcg-py:   {kernel.name} {shuffle.describe()}", file=sys.stderr)
             print(f"ppcg-py:   {describe_work(scheduled.scop, kernel, card)}", file=sys.stderr)
         for dev in plan.arrays:
             print(f"ppcg-py:   {dev.array.name}: copy in {'yes' if dev.copy_in else 'no'}, "

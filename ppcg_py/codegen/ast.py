@@ -27,10 +27,10 @@ from pycparser import c_ast
 from ..diagnostics import CompileError
 from ..extract.model import Access, Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
-from ..isl_context import CallbackGuard
+from ..isl_context import CallbackGuard, sets_of
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
-from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, copy_statement, orders_global_memory, reduction_statement,
-                      reduction_steps, transfer_statement)
+from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, NeighbourShuffle, copy_statement, orders_global_memory,
+                      reduction_statement, reduction_steps, transfer_statement)
 from ..schedule.gpu import GpuSchedule, Kernel
 from ..schedule.plan import ScheduledScop
 from ..schedule.gpu.device_loops import DEVICE_LOOP, FUSED_KERNELS
@@ -66,11 +66,32 @@ class Ownership:
 
 
 @dataclass(frozen=True)
+class LaneShuffle:
+    """A row of neighbours passed between lanes (memory/shuffles.py): each lane loads
+    `base` into the register of offset 0; the register of offset d gets the element of
+    the lane d places along its segment of `width` lanes (its position there is thread
+    x, `lane`, modulo the width), or, where that lane is outside the segment, the lane
+    loads `direct[d]` itself. `tags` names the register each reference reads."""
+
+    element_type: str
+    lane: str
+    block_x: int
+    width: int
+    base: Subscript
+    registers: tuple[tuple[int, str], ...]
+    direct: tuple[tuple[int, Subscript], ...]
+    tags: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True)
 class StatementCall:
     statement: str
     iterators: dict[str, isl.AstExpr]       # each original loop iterator in the generated ones
     references: dict[str, Subscript]        # each reference (by tag) as an element
     owned: tuple[Ownership, ...] = ()
+    # where the leaf runs whole tiles: rows of neighbours passed between lanes (printed
+    # where the loops make every ownership check evident: no lane skips the shuffles)
+    shuffles: tuple[LaneShuffle, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -423,7 +444,9 @@ class _AstBuilder:
                                                  self.scheduled.names.iterator)
         owned = _ownership(kernel, outer, kernel.depth, build, _values_at(instance, kernel.inner_schedule)) \
             if outer is not None else ()
-        return StatementCall(name, iterators, references, owned)
+        rows = [r for r in self.kernel.shuffles if r.statement == name] if self.kernel is not None else []
+        shuffles = _lane_shuffles(rows, kernel, references, build) if rows and outer is not None else ()
+        return StatementCall(name, iterators, references, owned, shuffles)
 
     def _copy(self, group: ArrayGroup, read: bool, instance: isl.PwMultiAff, build: isl.AstBuild) -> CopyCall:
         """K_read_G[c0, .., e..]: the outer loop values are the instance's first dimensions."""
@@ -449,6 +472,61 @@ class _AstBuilder:
             return call
         copy = self._copy(group, False, instance, build)    # the location, as a copy back would write it
         return replace(call, target=copy.target, owned=copy.owned)
+
+
+def _lane_shuffles(rows: list[NeighbourShuffle], kernel: Kernel, references: dict[str, Subscript],
+                   build: isl.AstBuild) -> tuple[LaneShuffle, ...]:
+    """The rows' shuffles at this leaf, if it runs whole tiles (`whole_tiles`), else none."""
+    if not whole_tiles(kernel, build.get_schedule().domain()):
+        return ()
+    return tuple(LaneShuffle(row.element_type, kernel.thread_ids[-1], kernel.sizes.block[-1], row.width,
+                             references[row.base], row.registers,
+                             tuple((d, references[next(t for t, e in row.offsets if e == d)])
+                                   for d, _ in row.registers if d),
+                             tuple((tag, row.register(d)) for tag, d in row.offsets))
+                 for row in rows)
+
+
+def whole_tiles(kernel: Kernel, instances: isl.UnionSet) -> bool:
+    """Whether every thread runs `instances` (of one statement, at one leaf of a kernel's
+    AST) at the same outer loop values and at the same points relative to its own thread
+    ids: then every lane of a warp runs the leaf as often as the others, each time at
+    the point next to its neighbour's (memory/shuffles.py). True of whole tiles (the
+    points `t, t + block, ..` of each), also where the point loops are unrolled (one
+    leaf per point of the thread); false of partial tiles, whose last points some
+    threads do not have."""
+    sets = sets_of(instances)
+    if len(sets) != 1:
+        return False
+    only = isl.UnionSet.from_set(sets[0])
+    n = kernel.n_tile
+    inner = isl.Map.from_union_map(kernel.inner_schedule.intersect_domain(only))
+    inner = inner.project_out(isl.dim_type.out, n, inner.dim(isl.dim_type.out) - n)
+    values = isl.Map.from_union_map(kernel.outer_schedule.intersect_domain(only)).flat_range_product(inner).range()
+    if values.is_empty():
+        return False
+    relative = values.apply(_relative_to_threads(kernel, values.dim(isl.dim_type.set) - n).align_params(
+        values.get_space()))
+    ranges = isl.Set.read_from_str(kernel.domain.get_ctx(), "[" + ", ".join(kernel.thread_ids) + "] -> { : "
+                                   + " and ".join(f"0 <= {t} < {size}"
+                                                  for t, size in zip(kernel.thread_ids, kernel.sizes.block)) + " }")
+    relative = relative.align_params(ranges.get_space())
+    free = relative
+    for tid in kernel.thread_ids:
+        k = free.find_dim_by_name(isl.dim_type.param, tid)
+        free = free.project_out(isl.dim_type.param, k, 1)
+    free = free.align_params(relative.get_space())
+    ranges = ranges.align_params(relative.get_space())
+    return free.intersect_params(ranges).is_equal(relative.intersect_params(ranges))
+
+
+def _relative_to_threads(kernel: Kernel, depth: int) -> isl.Map:
+    """`[t..] -> { [outer.., p..] -> [outer.., p - t..] }` (thread-mapped points less the thread ids)."""
+    outer = [f"o{k}" for k in range(depth)]
+    points = [f"p{k}" for k in range(kernel.n_tile)]
+    moved = [f"{p} - {t}" for p, t in zip(points, kernel.thread_ids)] + points[len(kernel.thread_ids):]
+    return isl.Map.read_from_str(kernel.domain.get_ctx(), f"[{', '.join(kernel.thread_ids)}] -> "
+                                 f"{{ [{', '.join(outer + points)}] -> [{', '.join(outer + moved)}] }}")
 
 
 def source_indices(acc: Access, instance: isl.PwMultiAff, build: isl.AstBuild) -> tuple:

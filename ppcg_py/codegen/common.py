@@ -24,7 +24,8 @@ from ..schedule.gpu import GpuSchedule
 from ..schedule.plan import ScheduledScop
 from .ast import CopyCall, Launch, ReductionCall, ScopAst, StatementCall, Subscript, TransferCall
 from .expr import c_expr, param_node
-from .ownership import owned
+from .lane_shuffles import lane_loads
+from .ownership import evident, owned
 from .printer import c_text, declaration, parameter
 from .reductions import reduction_statement
 from .statements import elements, field_rows, instance, linearized, member_element, subscripted
@@ -136,11 +137,18 @@ class Calls:
         call = self.ast.calls[key]
         if isinstance(call, StatementCall):
             iterators = {name: c_node(e) for name, e in call.iterators.items()}
-            references = elements(call.references, self._element, iterators)
+            # shuffles only where no lane skips them: no ownership check left to print
+            shuffles = call.shuffles if all(evident(o, loops) for o in call.owned) else ()
+            subscripts = dict(call.references)
+            subscripts.update({tag: Subscript(register, (), buffer=True)
+                               for row in shuffles for tag, register in row.tags})
+            references = elements(subscripts, self._element, iterators)
             body = instance(self.bodies[call.statement], references, iterators)
             if self.members:
                 body = field_rows(body, frozenset(self.members),
                                   lambda name, indices: self._element(Subscript(name, (), host=True), indices))
+            if shuffles:
+                return [c_ast.Compound([s for row in shuffles for s in lane_loads(row, self._element)] + [body])]
             return owned(call.owned, loops, body)
         if isinstance(call, CopyCall):
             return owned(call.owned, loops,

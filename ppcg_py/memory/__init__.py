@@ -7,12 +7,13 @@ from ..options import Options
 from ..schedule.gpu import GpuSchedule
 from .device_arrays import DeviceArray, extent_set
 from .groups import ArrayGroup, KernelMemory, partials_per_row, plan_kernel
+from .shuffles import NeighbourShuffle
 from .host_syncs import HostSync, plan_host_syncs, with_host_syncs
 from .transfers import MemoryPlan, plan_transfers
 from .tree import (copy_statement, orders_global_memory, reduction_statement, reduction_steps, transfer_statement,
                    with_copies)
 
-__all__ = ["ArrayGroup", "DeviceArray", "HostSync", "KernelMemory", "MemoryPlan", "copy_statement", "extent_set",
+__all__ = ["ArrayGroup", "DeviceArray", "HostSync", "KernelMemory", "MemoryPlan", "NeighbourShuffle", "copy_statement", "extent_set",
            "orders_global_memory", "partials_per_row", "plan_memory", "reduction_statement", "reduction_steps",
            "transfer_statement"]
 

@@ -33,16 +33,13 @@ from ..options import Options
 from ..schedule.gpu import Kernel
 from .box import BoxDim, box_size, fixed_box
 from .device_arrays import extent_set
+from .shuffles import SHUFFLED_TYPES, WARP, NeighbourShuffle, neighbour_shuffles
 
 ELEMENT_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2,
                  "unsigned int": 4, "long long": 8, "unsigned char": 1, "long int": 8}
 MAX_PRIVATE_ELEMENTS = 64
 
 
-WARP = 32
-# the types __shfl_down_sync takes as they are (a narrower integer would go through int)
-SHUFFLED_TYPES = frozenset({"int", "unsigned", "unsigned int", "long", "long int", "unsigned long",
-                            "long long", "unsigned long long", "float", "double"})
 
 
 def partials_per_row(block_x: int, warp: int) -> int:
@@ -106,6 +103,7 @@ class ArrayGroup:
 class KernelMemory:
     kernel: str
     groups: tuple[ArrayGroup, ...]
+    shuffles: tuple[NeighbourShuffle, ...] = ()   # neighbours passed by warp shuffles (shuffles.py)
 
     @property
     def shared_bytes(self) -> int:
@@ -192,7 +190,12 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
         # the reductions' buffers of partials share the block's shared memory
         reserved = KernelMemory(kernel.name, decided).shared_bytes
         placed = _place_all(scop, kernel, groups, options, names.iterator, reserved)
-    return KernelMemory(kernel.name, decided + tuple(_named(placed, names, scop.used_names)))
+    placed_groups = decided + tuple(_named(placed, names, scop.used_names))
+    shuffles = ()
+    if options.warp_shuffles and options.target == "cuda":
+        in_global = frozenset(tag for g in placed_groups if g.placement == "global" for tag in g.refs)
+        shuffles = neighbour_shuffles(scop, kernel, in_global, set(scop.used_names))
+    return KernelMemory(kernel.name, placed_groups, shuffles)
 
 
 def _epilogue_arrays(scop: Scop, kernel: Kernel, references: list[_Reference]) -> frozenset[str]:

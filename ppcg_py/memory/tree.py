@@ -29,8 +29,9 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from ..isl_context import filter_instances, node_at, statement_names, tree_position, union_set_list
+from ..isl_context import filter_instances, node_at, sets_of, statement_names, tree_position, union_set_list
 from ..isl_workarounds import params_as_dims
+from ..schedule.cpu.full_tiles import filled_tiles, with_full_tiles_isolated
 from ..schedule.gpu import Kernel
 from .groups import ArrayGroup, KernelMemory
 from .device_arrays import DeviceArray
@@ -111,7 +112,41 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
             target = _grafted(target, before, after).child(0).child(0)
             before, after = [], []
         schedule = _grafted(target, inits + before, after + combinations).get_schedule()
+    if memory.shuffles:
+        schedule = _full_tiles_apart(schedule, kernel, frozenset(s.statement for s in memory.shuffles))
     return schedule
+
+
+def _full_tiles_apart(schedule: isl.Schedule, kernel: Kernel, statements: frozenset[str]) -> isl.Schedule:
+    """The kernel's tiles that `statements` (those whose neighbours come by warp
+    shuffles: shuffles.py) fill, generated apart from the others, so that those
+    statements run whole tiles there (a tile band that the copies have split is left
+    as it is)."""
+    node = _tile_band(kernel_mark(schedule.get_root(), kernel.name), kernel, statements)
+    if node is None:
+        return schedule
+    # the tiles of all blocks (the block filter's modulo constraints would not survive
+    # isl's hull of the isolated set), filled by each of the statements
+    values = kernel.host_schedule.flat_range_product(kernel.point_schedule)
+    full = None
+    for name in sorted(statements):
+        own = values.intersect_domain(isl.UnionSet.from_set(
+            next(s for s in sets_of(kernel.domain) if s.get_tuple_name() == name)))
+        filled = filled_tiles(own, kernel.host_depth, kernel.sizes.tile)
+        full = filled if full is None else full.intersect(filled)
+    return with_full_tiles_isolated(node, None, kernel.sizes.tile, full).get_schedule()
+
+
+def _tile_band(node: isl.ScheduleNode, kernel: Kernel, statements: frozenset[str]) -> isl.ScheduleNode | None:
+    """The kernel's tile band whole (not split by copies) above `statements`, or None."""
+    if node.get_type() == NT.band and node.get_schedule_depth() == kernel.host_depth:
+        whole = node.band_n_member() == kernel.n_tile and statements <= statement_names(node.get_domain())
+        return node if whole else None
+    for k in range(node.n_children()):
+        found = _tile_band(node.child(k), kernel, statements)
+        if found is not None:
+            return found
+    return None
 
 
 def _grafted(target: isl.ScheduleNode, before: list[_Piece | None], after: list[_Piece | None]) -> isl.ScheduleNode:

@@ -12,7 +12,9 @@ runtime is installed, see runner.run_file), the others for CUDA. Three in ten ge
 Half of the tiled C cases name small register blocks (`register[R, C]` in `--sizes`),
 three in ten isolate their full tiles (`--isolate-full-tiles`), four in ten are tiled along
 time wherever isl's schedule allows (`--time-tiles=always`), half of those with the time
-band's second member untiled (`whole[1]` in `--sizes`). Eight in ten run every
+band's second member untiled (`whole[1]` in `--sizes`). Half of the CUDA and OpenCL cases
+ask for `--warp-shuffles` (CUDA's kernels pass row neighbours between lanes where a
+tile's lanes are even; OpenCL ignores it). Eight in ten run every
 parallel loop with threads, however short (the verifier's `--min-parallel-work=0`), two
 in ten leave short ones serial, as the command line does by default.
 """
@@ -96,6 +98,9 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
             chosen = ["--target=c", "--openmp", *(["--tile"] if target.random() < 0.5 else [])]
         elif roll < 0.45:   # OpenCL: the same kernels as CUDA, printed for an OpenCL runtime
             chosen = ["--target=opencl"]
+    # neighbours by warp shuffles (CUDA), from a generator of its own
+    if "--target=c" not in chosen and random.Random(f"shuffles:{seed}").random() < 0.5:
+        args.append("--warp-shuffles")
     if "--tile" in chosen:
         args = _with_register_blocks(args, random.Random(f"register:{seed}"))
         # full tiles apart (isl's isolate option), from a generator of its own

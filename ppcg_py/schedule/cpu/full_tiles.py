@@ -16,10 +16,11 @@ from ...isl_context import schedule_values
 
 
 def with_full_tiles_isolated(tile_band: isl.ScheduleNode, untiled: isl.MultiUnionPwAff,
-                             sizes: tuple[int, ...]) -> isl.ScheduleNode:
+                             sizes: tuple[int, ...], full: isl.Set | None = None) -> isl.ScheduleNode:
     """`tile_band` (tiled by `sizes` from the band whose schedule was `untiled`) with
-    its full tiles isolated, the isolated part's loops of the same types as the rest."""
-    full = full_tiles(tile_band, untiled, sizes)
+    its full tiles (`full`, else `full_tiles`) isolated, the isolated part's loops of
+    the same types as the rest."""
+    full = full_tiles(tile_band, untiled, sizes) if full is None else full
     if full.is_empty():
         return tile_band
     option = isl.UnionSet.from_set(full.set_tuple_name("isolate"))
@@ -30,20 +31,28 @@ def with_full_tiles_isolated(tile_band: isl.ScheduleNode, untiled: isl.MultiUnio
 
 
 def full_tiles(tile_band: isl.ScheduleNode, untiled: isl.MultiUnionPwAff, sizes: tuple[int, ...]) -> isl.Set:
-    """The full tiles, as `[[outer] -> [tile]]`: the tiles of the band's points (the values
-    of the loops around, then of the untiled members) less the tiles where some point
-    of the box `size * t .. size * t + size - 1` is not one of them."""
-    depth, n = tile_band.get_schedule_depth(), len(sizes)
+    """The full tiles of the band's points (the values of the loops around, then of the
+    untiled members): see `filled_tiles`."""
     instances = tile_band.get_domain()
     prefix = tile_band.get_prefix_schedule_union_map().intersect_domain(instances)
     own = isl.UnionMap.from_multi_union_pw_aff(untiled).intersect_domain(instances)
-    points = schedule_values(prefix.flat_range_product(own), depth + n)
+    return filled_tiles(prefix.flat_range_product(own), tile_band.get_schedule_depth(), sizes)
+
+
+def filled_tiles(values: isl.UnionMap, depth: int, sizes: tuple[int, ...]) -> isl.Set:
+    """The full tiles, as `[[outer] -> [tile]]`, of the points `values` gives the instances
+    (`depth` outer values, then a value per tiled member): the tiles of the points less
+    the tiles where some point of the box `size * t .. size * t + size - 1` is not one
+    of them. isl generates an isolated part from its simple hull: a set with a block's
+    filter in it (`(t - b) mod 256 = 0`, a kernel's) would be isolated as all tiles."""
+    n = len(sizes)
+    points = schedule_values(values, depth + n)
     outer = [f"o{k}" for k in range(depth)]
     values = [f"x{k}" for k in range(n)]
     tiles = [f"t{k}" for k in range(n)]
     box = " and ".join(f"{s} * {t} <= {x} < {s} * {t} + {s}" for s, t, x in zip(sizes, tiles, values))
     to_tile = isl.Map(f"{{ [{', '.join(outer + values)}] -> [[{', '.join(outer)}] -> [{', '.join(tiles)}]] : "
-                      f"{box} }}", context=tile_band.get_ctx()).align_params(points.get_space())
+                      f"{box} }}", context=points.get_ctx()).align_params(points.get_space())
     present = points.apply(to_tile)
     partial = present.apply(to_tile.reverse()).subtract(points).apply(to_tile)
     return present.subtract(partial).coalesce()
