@@ -13,13 +13,15 @@ fixed), the schedule points below it form a set `S(c)`; the work is even where
 `S(a) = S(b)` for all iterations `a < b` except the first and the last (a partial
 first or last tile does not count: one iteration's shortfall is one chunk's). The
 points are schedule values, so a tile's point loops (offsets within the tile) give
-equal sets for equal tiles.
+equal sets for equal tiles. The answers are kept by the points' text, for a second
+plan of the same SCoP.
 """
 from __future__ import annotations
 
 import islpy as isl
 
 from ...isl_context import maps_of
+from ..memo import Memo
 
 _IN = isl.dim_type.in_
 
@@ -36,9 +38,15 @@ def uneven_work(loop: isl.ScheduleNode) -> bool:
         statement = at.domain()
         inner = maps_of(below.intersect_domain(isl.UnionSet.from_set(statement)))
         points = at.reverse().apply_range(inner[0]) if inner else _zero_dims(at.reverse())
-        if _differs_inside(points):
+        if _DIFFERS.get((), (points.to_str(),), lambda: _differs_inside(points)):
             return True
     return False
+
+
+# by the points' text: a SCoP planned twice (with and without scalar copies, which symm
+# drops) asks again of its unchanged loops, and a register-blocked one costs a third
+# of a second (symm's `k` tiles: seven existentials and as many pieces)
+_DIFFERS = Memo(size=64)
 
 
 def _zero_dims(points: isl.Map) -> isl.Map:

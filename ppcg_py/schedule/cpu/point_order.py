@@ -20,6 +20,7 @@ import islpy as isl
 from ...diagnostics import CompileError
 from ...extract.model import Scop
 from ...isl_context import sets_of
+from ..memo import Memo
 
 
 STILL, UNIT, FAR = "still", "unit", "far"   # how an access moves when a member steps by one
@@ -63,7 +64,8 @@ def access_steps(band: isl.ScheduleNode, scop: Scop) -> AccessSteps:
         for acc in stmt.accesses:
             if acc.exact:
                 arrays.append(acc.array)
-                steps.append(tuple(_step(own, acc.index, move) for move in moves))
+                steps.append(tuple(_STEPS.get((), (own.to_str(), acc.index.to_str(), move.to_str()),
+                                              lambda move=move: _step(own, acc.index, move)) for move in moves))
     return AccessSteps(tuple(arrays), tuple(steps))
 
 
@@ -136,6 +138,11 @@ def rebuilt(band: isl.ScheduleNode, members: Sequence[isl.UnionPwAff], coinciden
 def _statements_under(band: isl.ScheduleNode, scop: Scop):
     names = {s.get_tuple_name() for s in sets_of(band.get_domain())}
     return [s for s in scop.statements if s.name in names]
+
+
+# by the texts of the schedule, the access and the move: the plans of one SCoP (with and
+# without scalar copies, each point order tried) ask again of the same accesses
+_STEPS = Memo(size=512)
 
 
 def _step_along(ctx: isl.Context, member: int, n: int) -> isl.Map:
