@@ -14,7 +14,8 @@ three in ten isolate their full tiles (`--isolate-full-tiles`), four in ten are 
 time wherever isl's schedule allows (`--time-tiles=always`), half of those with the time
 band's second member untiled (`whole[1]` in `--sizes`). Half of the CUDA and OpenCL cases
 ask for `--warp-shuffles` (CUDA's kernels pass row neighbours between lanes where a
-tile's lanes are even; OpenCL ignores it). Eight in ten run every
+tile's lanes are even; OpenCL ignores it), half of those with sizes whose whole tiles
+shuffle (rows of 8 or 16 lanes, whole warps). Eight in ten run every
 parallel loop with threads, however short (the verifier's `--min-parallel-work=0`), two
 in ten leave short ones serial, as the command line does by default.
 """
@@ -99,8 +100,11 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
         elif roll < 0.45:   # OpenCL: the same kernels as CUDA, printed for an OpenCL runtime
             chosen = ["--target=opencl"]
     # neighbours by warp shuffles (CUDA), from a generator of its own
-    if "--target=c" not in chosen and random.Random(f"shuffles:{seed}").random() < 0.5:
+    shuffles = random.Random(f"shuffles:{seed}")
+    if "--target=c" not in chosen and shuffles.random() < 0.5:
         args.append("--warp-shuffles")
+        if shuffles.random() < 0.5:
+            args = _shuffled_shape(args, shuffles)
     if "--tile" in chosen:
         args = _with_register_blocks(args, random.Random(f"register:{seed}"))
         # full tiles apart (isl's isolate option), from a generator of its own
@@ -120,6 +124,24 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
     if random.Random(f"parallel-work:{seed}").random() < 0.2:
         args.append(f"--min-parallel-work={DEFAULT_MIN_PARALLEL_WORK}")
     return (*args, *chosen)
+
+
+def _shuffled_shape(args: list[str], rng: random.Random) -> list[str]:
+    """`args` with sizes whose whole tiles shuffle (rows of 8 or 16 lanes, whole warps,
+    tiles a multiple of the blocks, small enough for the generator's extents), in place
+    of the sizes they named: random sizes rarely have such a shape."""
+    kept, skip = [], False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("--tile-sizes", "-S", "--sizes"):
+            skip = True
+        else:
+            kept.append(arg)
+    width = rng.choice((8, 16))
+    rows = 32 // width
+    tile = f"{rows * rng.choice((1, 2))},{width * rng.choice((1, 2))}"
+    return [*kept, "--sizes", f"{{ kernel[i] -> tile[{tile}]; kernel[i] -> block[{rows},{width}] }}"]
 
 
 def _with_entry(args: list[str], entry: str) -> list[str]:
