@@ -40,8 +40,8 @@ def test_lost_instances_counts_a_kernel_leaf_over_its_threads(leaves, lost):
 def test_an_ast_that_loses_instances_ends_with_the_scop_on_the_host(target, monkeypatch, tmp_path, capsys):
     """Every AST made said to lose instances: the driver tries the original loop order,
     then leaves the SCoP on the host as its C code, with a warning each time."""
-    monkeypatch.setattr(ast_module, "lost_instances", lambda scop, reached: True)
-    monkeypatch.setattr(c_target, "lost_instances", lambda scop, reached: True)
+    monkeypatch.setattr(ast_module, "lost_instances", lambda scop, reached, kernels=(): True)
+    monkeypatch.setattr(c_target, "lost_instances", lambda scop, reached, kernels=(): True)
     status = main([f"--target={target}", "--output-dir", str(tmp_path), str(EXAMPLE)])
     err = capsys.readouterr().err
     assert status == 0, err
@@ -51,3 +51,31 @@ def test_an_ast_that_loses_instances_ends_with_the_scop_on_the_host(target, monk
     texts = "".join(p.read_text() for p in tmp_path.iterdir())
     assert "this SCoP keeps its original C code" in texts or "this SCoP runs on the host, as its original C code" \
         in texts
+
+
+def test_a_kernels_leaves_are_checked_thread_by_thread(monkeypatch, tmp_path):
+    """The check as the AST stage makes it, on jacobi-2d's kernels (isolated whole tiles,
+    `--warp-shuffles`): all leaves cover every block's and thread's instances; without one
+    leaf, or with one leaf that thread x = 3 never reaches, instances are lost."""
+    calls = []
+    real = ast_module.lost_instances
+
+    def recorded(scop, reached, kernels=()):
+        calls.append((scop, list(reached), kernels))
+        return real(scop, reached, kernels)
+
+    monkeypatch.setattr(ast_module, "lost_instances", recorded)
+    source = Path(__file__).resolve().parents[1] / "polybench" / "stencils" / "jacobi-2d" / "jacobi-2d.c"
+    utilities = source.parents[2] / "utilities"
+    assert main(["--timeout", "0", "--warp-shuffles", "--no-host-path", "-I", str(utilities), "-d", str(tmp_path), str(source)]) == 0
+    scop, reached, kernels = calls[0]
+    assert kernels and not real(scop, reached, kernels)
+    in_kernel = [k for k, part in enumerate(reached) if part.get_space().find_dim_by_name(isl.dim_type.param, "t1") >= 0]
+    assert len(in_kernel) > 2
+    dropped = reached[:in_kernel[-1]] + reached[in_kernel[-1] + 1:]
+    assert real(scop, dropped, kernels)
+    part = reached[in_kernel[0]]
+    not_x3 = isl.Set.read_from_str(part.get_ctx(), "[t1] -> { : t1 != 3 }")
+    cut = reached[:in_kernel[0]] + [part.intersect_params(not_x3.align_params(part.get_space()))] \
+        + reached[in_kernel[0] + 1:]
+    assert real(scop, cut, kernels)

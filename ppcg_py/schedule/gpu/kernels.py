@@ -71,6 +71,29 @@ class Kernel:
     def n_tile(self) -> int:
         return len(self.sizes.tile)
 
+    def instances_by_thread(self) -> isl.UnionSet:
+        """The instances block `b` and thread `t` run (parameters: the block and thread
+        ids, within their ranges): the tiles congruent to `b` modulo the grid, the points
+        congruent to `t` modulo the block."""
+        ctx = self.domain.get_ctx()
+        owned = self.domain
+        if self.block_schedule is not None and self.block_ids:
+            names = [f"x{k}" for k in range(len(self.block_ids))]
+            congruent = " and ".join(f"({x} - {b}) mod {g} = 0"
+                                     for x, b, g in zip(names, self.block_ids, self.sizes.grid))
+            residue = isl.Set.read_from_str(ctx, f"[{', '.join(self.block_ids)}] -> {{ [{', '.join(names)}] : "
+                                                 f"{congruent} }}")
+            owned = owned.intersect(self.block_schedule.intersect_range(isl.UnionSet.from_set(residue)).domain())
+        if self.thread_filter is not None:
+            owned = owned.intersect(self.thread_filter)
+        ids = self.block_ids + self.thread_ids
+        if not ids:
+            return owned
+        ranges = isl.Set.read_from_str(ctx, f"[{', '.join(ids)}] -> {{ : " + " and ".join(
+            f"0 <= {i} < {n}" for i, n in zip(ids, self.sizes.grid + self.sizes.block)) + " }")
+        owned = owned.align_params(ranges.get_space())
+        return owned.intersect_params(ranges.align_params(owned.get_space()))
+
     @property
     def depth(self) -> int:
         """Depth of the outer schedule: host loops plus tile loops."""
