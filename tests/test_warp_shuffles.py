@@ -129,10 +129,12 @@ def test_polybench_stencils_with_shuffles_verify(tmp_path, kernel, defines, size
     assert "__shfl_" in "".join(p.read_text() for p in (tmp_path / "generated").glob("*_kernel.cu"))
 
 
-@pytest.mark.parametrize("program, data_type", [("radius2_float.c", "float"), ("sides_int.c", "int")])
+@pytest.mark.parametrize("program, data_type", [("radius2_float.c", "float"), ("sides_int.c", "int"),
+                                                 ("parity_halves.c", "double")])
 def test_own_rows_verify(tmp_path, program, data_type):
-    """Offsets -2..2 over floats, and rows read at their sides only (no element of its own:
-    each lane loads the left one), over ints, at sizes known at run time."""
+    """Offsets -2..2 over floats; rows read at their sides only (no element of its own:
+    each lane loads the left one), over ints; Pluto's `A[(t + 1) % 2]` from `A[t % 2]`,
+    whose kernel writes the array (the other half); at sizes known at run time."""
     report = verify(VerifyConfig(source=HERE / program, ppcg_args=("--warp-shuffles",), orders=ORDERS,
                                  data_type=data_type), tmp_path)
     assert report.ok, report.summary()

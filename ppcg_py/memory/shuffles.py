@@ -17,8 +17,8 @@ and its neighbour then runs the next element of the row. What this module checks
   its block size (every thread runs as many points of a whole tile);
 - the statement: one instance per point of the tile (no loop of its own inside the
   point loops), so that the point loops are all the control between its instances;
-- the references: reads of an array that the kernel does not write (no value changes
-  while lanes exchange them), in global memory, of a type the shuffles take, equal in
+- the references: reads of elements that the kernel does not write in the same launch
+  (no value changes while lanes exchange them), in global memory, of a type the shuffles take, equal in
   every subscript but the last, whose value grows by one with thread x's point and
   differs between them by constants within the segment's width.
 
@@ -75,7 +75,8 @@ def neighbour_shuffles(scop: Scop, kernel: Kernel, global_tags: frozenset[str],
     if width is None:
         return ()
     in_kernel = statement_names(kernel.domain)
-    written = frozenset(a.array for s in scop.statements if s.name in in_kernel for a in s.accesses if a.is_write)
+    written = _elements_by_launch(kernel, [a for s in scop.statements if s.name in in_kernel
+                                           for a in s.accesses if a.is_write])
     found = []
     for stmt in scop.statements:
         if stmt.name not in in_kernel:
@@ -86,8 +87,9 @@ def neighbour_shuffles(scop: Scop, kernel: Kernel, global_tags: frozenset[str],
         rows: dict[str, list[tuple[str, list[isl.PwAff]]]] = {}
         for acc in stmt.accesses:
             array = scop.array(acc.array)
-            if acc.is_write or not acc.exact or acc.tag not in global_tags or acc.array in written \
-                    or array.rank == 0 or array.element_type not in SHUFFLED_TYPES:
+            if acc.is_write or not acc.exact or acc.tag not in global_tags \
+                    or array.rank == 0 or array.element_type not in SHUFFLED_TYPES \
+                    or not _elements_by_launch(kernel, [acc]).intersect(written).is_empty():
                 continue
             element = _element_at_points(acc.index, points)
             if element is not None and _along_thread_x(element, kernel):
@@ -98,6 +100,18 @@ def neighbour_shuffles(scop: Scop, kernel: Kernel, global_tags: frozenset[str],
                 if shuffle is not None:
                     found.append(shuffle)
     return tuple(found)
+
+
+def _elements_by_launch(kernel: Kernel, accesses) -> isl.UnionMap:
+    """`[host values] -> A[a..]`: the elements the accesses touch in the kernel at each
+    value of the loops around it (one launch, or one iteration of a device loop: the
+    elements that no thread writes there hold still while lanes pass them; Pluto's
+    `A[(t + 1) % 2][i] = .. A[t % 2][i - 1] ..` writes one half, reads the other)."""
+    touched = isl.UnionMap.empty(kernel.host_schedule.get_space())
+    for acc in accesses:
+        index = isl.UnionMap.from_map(acc.index).intersect_domain(kernel.domain)
+        touched = touched.union(kernel.host_schedule.reverse().apply_range(index))
+    return touched
 
 
 def _segment_width(kernel: Kernel) -> int | None:
