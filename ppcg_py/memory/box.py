@@ -48,6 +48,23 @@ def fixed_box(elements: isl.Set, *, strides: bool = False) -> tuple[BoxDim, ...]
     return tuple(dims)
 
 
+def single_element_box(elements: isl.Set) -> tuple[BoxDim, ...] | None:
+    """The box of one element, where `elements` holds one at each parameter value: its
+    minimum as the lower bound, whatever divisions of the parameters that takes
+    (`B[(c0 - 2) / 2]`, where `fixed_box` finds no bound it can optimise over); else None."""
+    if elements.is_empty():
+        return None
+    rank = elements.dim(isl.dim_type.set)
+    dims = []
+    for k in range(rank):
+        column = elements.project_out(isl.dim_type.set, k + 1, rank - k - 1).project_out(isl.dim_type.set, 0, k)
+        lower, upper = column.dim_min(0), column.dim_max(0)
+        if not lower.is_equal(upper):
+            return None
+        dims.append(BoxDim(lower, 1))
+    return tuple(dims)
+
+
 def box_size(box: tuple[BoxDim, ...]) -> int:
     size = 1
     for dim in box:

@@ -31,7 +31,7 @@ from ..isl_workarounds import dims_as_params
 from ..names import Names
 from ..options import Options
 from ..schedule.gpu import Kernel
-from .box import BoxDim, box_size, fixed_box
+from .box import BoxDim, box_size, fixed_box, single_element_box
 from .device_arrays import extent_set
 from .shuffles import SHUFFLED_TYPES, WARP, NeighbourShuffle, neighbour_shuffles
 
@@ -221,6 +221,11 @@ def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Re
     level = kernel.host_depth + len(kernel.thread_ids) - 1
     elements = _per_level(kernel, _relation(refs), level, prefix, True)
     box = fixed_box(elements, strides=True)
+    if box is None or box_size(box) != 1:
+        # whether a thread has instances at all may be a condition on its ids that no box
+        # carries (fuzz 2841:228: a sum over blocks of 256 threads, `B[i][i]` at `c0 = 2i + 2`):
+        # the box of the location without it, one element only if the same for every thread
+        box = single_element_box(_without_ids(elements, kernel.block_ids + kernel.thread_ids))
     if box is None or box_size(box) != 1:     # the mapper checked that the location is one element
         raise RuntimeError(f"{kernel.name}: a thread's partial of {reduction.statement} is not one element")
     array = scop.array(reduction.array)
@@ -236,6 +241,15 @@ def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Re
                              + ("by warp shuffles, then in shared memory" if warp else "in shared memory") + across,
                       reduction=reduction.op, warp=warp, slots=math.prod(block[:-1]) * partials_per_row(block[-1], warp),
                       blocks=blocks, grid=kernel.sizes.grid[0] if blocks else 0)
+
+
+def _without_ids(elements: isl.Set, ids: tuple[str, ...]) -> isl.Set:
+    """`elements` for any block and thread: their ids projected out."""
+    for name in ids:
+        k = elements.find_dim_by_name(isl.dim_type.param, name)
+        if k >= 0:
+            elements = elements.project_out(isl.dim_type.param, k, 1)
+    return elements
 
 
 # CUDA's atomic read-modify-write operations (sm_60 and later) and the types they take
