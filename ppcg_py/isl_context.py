@@ -88,6 +88,22 @@ def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
     return result
 
 
+def without_params(obj, names):
+    """`obj` (a set or map, union or not) for any values of the parameters `names`:
+    those it has projected out."""
+    for name in names:
+        k = obj.get_space().find_dim_by_name(isl.dim_type.param, name)
+        if k >= 0:
+            obj = obj.project_out(isl.dim_type.param, k, 1)
+    return obj
+
+
+def instances_of(instances: isl.UnionSet, statement: str) -> isl.UnionSet:
+    """The instances of `statement` among `instances` (empty where it has none)."""
+    found = [s for s in sets_of(instances) if s.get_tuple_name() == statement]
+    return isl.UnionSet.from_set(found[0]) if found else isl.UnionSet.empty(instances.get_space())
+
+
 def statement_names(instances: isl.UnionSet) -> frozenset[str]:
     """The names of the statements with instances in `instances`."""
     return frozenset(s.get_tuple_name() for s in sets_of(instances))

@@ -27,7 +27,7 @@ from pycparser import c_ast
 from ..diagnostics import CompileError
 from ..extract.model import Access, Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
-from ..isl_context import CallbackGuard, sets_of
+from ..isl_context import CallbackGuard, sets_of, without_params
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
 from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, NeighbourShuffle, copy_statement, orders_global_memory,
                       reduction_statement, reduction_steps, transfer_statement)
@@ -230,10 +230,9 @@ def _over_threads(instances: isl.UnionSet, params: set[str]) -> isl.UnionSet:
     """A kernel leaf's instances over all blocks and threads: its parameters that are not
     the SCoP's (the block and thread ids, `b0`, `t0`) projected out."""
     space = instances.get_space()
-    for k in reversed(range(space.dim(isl.dim_type.param))):
-        if space.get_dim_name(isl.dim_type.param, k) not in params:
-            instances = instances.project_out(isl.dim_type.param, k, 1)
-    return instances
+    return without_params(instances, [space.get_dim_name(isl.dim_type.param, k)
+                                      for k in range(space.dim(isl.dim_type.param))
+                                      if space.get_dim_name(isl.dim_type.param, k) not in params])
 
 
 UNORDERED_PIECES = "input involves unknown divs"
@@ -510,28 +509,18 @@ def whole_tiles(kernel: Kernel, instances: isl.UnionSet) -> bool:
     points `t, t + block, ..` of each), also where the point loops are unrolled (one
     leaf per point of the thread); false of partial tiles, whose last points some
     threads do not have."""
-    sets = sets_of(instances)
-    if len(sets) != 1:
+    if len(sets_of(instances)) != 1:
         return False
-    only = isl.UnionSet.from_set(sets[0])
-    n = kernel.n_tile
-    inner = isl.Map.from_union_map(kernel.inner_schedule.intersect_domain(only))
-    inner = inner.project_out(isl.dim_type.out, n, inner.dim(isl.dim_type.out) - n)
-    values = isl.Map.from_union_map(kernel.outer_schedule.intersect_domain(only)).flat_range_product(inner).range()
-    if values.is_empty():
+    points = kernel.point_values(instances)
+    if points is None or points.is_empty():
         return False
-    relative = values.apply(_relative_to_threads(kernel, values.dim(isl.dim_type.set) - n).align_params(
-        values.get_space()))
-    ranges = isl.Set.read_from_str(kernel.domain.get_ctx(), "[" + ", ".join(kernel.thread_ids) + "] -> { : "
-                                   + " and ".join(f"0 <= {t} < {size}"
-                                                  for t, size in zip(kernel.thread_ids, kernel.sizes.block)) + " }")
+    values = points.range()
+    relative = values.apply(_relative_to_threads(kernel, values.dim(isl.dim_type.set) - kernel.n_tile)
+                            .align_params(values.get_space()))
+    ranges = kernel.id_ranges(blocks=False)
     relative = relative.align_params(ranges.get_space())
-    free = relative
-    for tid in kernel.thread_ids:
-        k = free.find_dim_by_name(isl.dim_type.param, tid)
-        free = free.project_out(isl.dim_type.param, k, 1)
-    free = free.align_params(relative.get_space())
     ranges = ranges.align_params(relative.get_space())
+    free = without_params(relative, kernel.thread_ids).align_params(relative.get_space())
     return free.intersect_params(ranges).is_equal(relative.intersect_params(ranges))
 
 

@@ -13,9 +13,9 @@ from .transfers import MemoryPlan, plan_transfers
 from .tree import (copy_statement, orders_global_memory, reduction_statement, reduction_steps, transfer_statement,
                    with_copies)
 
-__all__ = ["ArrayGroup", "DeviceArray", "HostSync", "KernelMemory", "MemoryPlan", "NeighbourShuffle", "copy_statement", "extent_set",
-           "orders_global_memory", "partials_per_row", "plan_memory", "reduction_statement", "reduction_steps",
-           "transfer_statement"]
+__all__ = ["ArrayGroup", "DeviceArray", "HostSync", "KernelMemory", "MemoryPlan", "NeighbourShuffle",
+           "copy_statement", "extent_set", "orders_global_memory", "partials_per_row", "plan_memory",
+           "reduction_statement", "reduction_steps", "transfer_statement"]
 
 
 def plan_memory(scheduled: GpuSchedule, options: Options) -> MemoryPlan:

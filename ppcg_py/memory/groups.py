@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from ..extract.model import Array, Scop
-from ..isl_context import constant_on, maps_of, sets_of, statement_names
+from ..isl_context import constant_on, maps_of, sets_of, statement_names, without_params
 from ..isl_workarounds import dims_as_params
 from ..names import Names
 from ..options import Options
@@ -38,8 +38,6 @@ from .shuffles import SHUFFLED_TYPES, WARP, NeighbourShuffle, neighbour_shuffles
 ELEMENT_BYTES = {"double": 8, "float": 4, "int": 4, "long": 8, "char": 1, "short": 2,
                  "unsigned int": 4, "long long": 8, "unsigned char": 1, "long int": 8}
 MAX_PRIVATE_ELEMENTS = 64
-
-
 
 
 def partials_per_row(block_x: int, warp: int) -> int:
@@ -225,7 +223,7 @@ def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Re
         # whether a thread has instances at all may be a condition on its ids that no box
         # carries (fuzz 2841:228: a sum over blocks of 256 threads, `B[i][i]` at `c0 = 2i + 2`):
         # the box of the location without it, one element only if the same for every thread
-        box = single_element_box(_without_ids(elements, kernel.block_ids + kernel.thread_ids))
+        box = single_element_box(without_params(elements, kernel.block_ids + kernel.thread_ids))
     if box is None or box_size(box) != 1:     # the mapper checked that the location is one element
         raise RuntimeError(f"{kernel.name}: a thread's partial of {reduction.statement} is not one element")
     array = scop.array(reduction.array)
@@ -241,15 +239,6 @@ def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Re
                              + ("by warp shuffles, then in shared memory" if warp else "in shared memory") + across,
                       reduction=reduction.op, warp=warp, slots=math.prod(block[:-1]) * partials_per_row(block[-1], warp),
                       blocks=blocks, grid=kernel.sizes.grid[0] if blocks else 0)
-
-
-def _without_ids(elements: isl.Set, ids: tuple[str, ...]) -> isl.Set:
-    """`elements` for any block and thread: their ids projected out."""
-    for name in ids:
-        k = elements.find_dim_by_name(isl.dim_type.param, name)
-        if k >= 0:
-            elements = elements.project_out(isl.dim_type.param, k, 1)
-    return elements
 
 
 # CUDA's atomic read-modify-write operations (sm_60 and later) and the types they take

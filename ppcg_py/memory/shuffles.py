@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ..extract.model import Scop
-from ..isl_context import maps_of, sets_of, statement_names
+from ..isl_context import instances_of, statement_names
 from ..isl_workarounds import constant_like
 from ..names import fresh_name
 from ..schedule.gpu import Kernel
@@ -131,19 +131,8 @@ def _segment_width(kernel: Kernel) -> int | None:
 def _points(kernel: Kernel, statement: str) -> isl.Map | None:
     """`S[i..] -> [outer.., points..]`, where it is one-to-one (no loop of the statement's
     own inside the point loops), else None."""
-    instances = [s for s in sets_of(kernel.domain) if s.get_tuple_name() == statement]
-    if not instances:
-        return None
-    only = isl.UnionSet.from_set(instances[0])
-    outer = maps_of(kernel.outer_schedule.intersect_domain(only))
-    inner = maps_of(kernel.inner_schedule.intersect_domain(only))
-    if len(outer) != 1 or len(inner) != 1:
-        return None
-    n, extra = kernel.n_tile, inner[0].dim(isl.dim_type.out) - kernel.n_tile
-    if extra < 0:
-        return None
-    joined = outer[0].flat_range_product(inner[0].project_out(isl.dim_type.out, n, extra))
-    return joined if joined.is_injective() else None
+    values = kernel.point_values(instances_of(kernel.domain, statement))
+    return values if values is not None and values.is_injective() else None
 
 
 def _element_at_points(index: isl.Map, points: isl.Map) -> isl.PwMultiAff | None:

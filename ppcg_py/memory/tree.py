@@ -29,7 +29,8 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from ..isl_context import filter_instances, node_at, sets_of, statement_names, tree_position, union_set_list
+from ..isl_context import (filter_instances, instances_of, node_at, statement_names, tree_position, union_set_list,
+                           without_params)
 from ..isl_workarounds import params_as_dims
 from ..schedule.cpu.full_tiles import filled_tiles, with_full_tiles_isolated
 from ..schedule.gpu import Kernel
@@ -130,8 +131,7 @@ def _full_tiles_apart(schedule: isl.Schedule, kernel: Kernel, statements: frozen
     values = kernel.host_schedule.flat_range_product(kernel.point_schedule)
     full = None
     for name in sorted(statements):
-        own = values.intersect_domain(isl.UnionSet.from_set(
-            next(s for s in sets_of(kernel.domain) if s.get_tuple_name() == name)))
+        own = values.intersect_domain(instances_of(kernel.domain, name))
         filled = filled_tiles(own, kernel.host_depth, kernel.sizes.tile)
         full = filled if full is None else full.intersect(filled)
     return with_full_tiles_isolated(node, None, kernel.sizes.tile, full).get_schedule()
@@ -282,10 +282,7 @@ def _combination(kernel: Kernel, group: ArrayGroup, level: int, prefix: str, syn
     row = group.copy_out     # the locations the thread's row touches; the row's thread x = 0 folds
     # spread over blocks, every block takes part in the blocks' combination, whether or not
     # its tiles hold an instance (it then adds the identity): those the launch touches
-    for thread in (kernel.thread_ids[-1], *(kernel.block_ids[:1] if group.blocks else ())):
-        x = row.find_dim_by_name(isl.dim_type.param, thread)
-        if x >= 0:
-            row = row.project_out(isl.dim_type.param, x, 1)
+    row = without_params(row, (kernel.thread_ids[-1], *(kernel.block_ids[:1] if group.blocks else ())))
     first = isl.Set.read_from_str(row.get_ctx(), f"[{kernel.thread_ids[-1]}] -> {{ : {kernel.thread_ids[-1]} = 0 }}")
     final = replace(group, copy_out=row.intersect_params(first.align_params(row.get_space())))
     # spread over blocks, the row's sum goes to the blocks' combination (codegen/reductions.py)

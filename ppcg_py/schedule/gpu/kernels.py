@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from ...isl_context import (band_tiled, filter_instances, node_at, sets_of, statements_below, tree_position,
+from ...isl_context import (band_tiled, filter_instances, maps_of, node_at, sets_of, statements_below, tree_position,
                            union_of)
 from ...names import Names
 from ...options import Options
@@ -86,13 +86,29 @@ class Kernel:
             owned = owned.intersect(self.block_schedule.intersect_range(isl.UnionSet.from_set(residue)).domain())
         if self.thread_filter is not None:
             owned = owned.intersect(self.thread_filter)
-        ids = self.block_ids + self.thread_ids
-        if not ids:
+        if not self.block_ids + self.thread_ids:
             return owned
-        ranges = isl.Set.read_from_str(ctx, f"[{', '.join(ids)}] -> {{ : " + " and ".join(
-            f"0 <= {i} < {n}" for i, n in zip(ids, self.sizes.grid + self.sizes.block)) + " }")
+        ranges = self.id_ranges()
         owned = owned.align_params(ranges.get_space())
         return owned.intersect_params(ranges.align_params(owned.get_space()))
+
+    def id_ranges(self, *, blocks: bool = True) -> isl.Set:
+        """`0 <= b < grid and 0 <= t < block` for each block id (unless not `blocks`) and
+        thread id, as a parameter set."""
+        ids = (self.block_ids if blocks else ()) + self.thread_ids
+        bounds = (self.sizes.grid if blocks else ()) + self.sizes.block
+        return id_bounds(self.domain.get_ctx(), ids, bounds)
+
+    def point_values(self, instances: isl.UnionSet) -> isl.Map | None:
+        """`S[i..] -> [outer.., points..]` for `instances` of one statement: the values of
+        the host and tile loops, then of the point loops (none of the loops below them);
+        None where the instances are not of one statement of the kernel."""
+        outer = maps_of(self.outer_schedule.intersect_domain(instances))
+        inner = maps_of(self.inner_schedule.intersect_domain(instances))
+        if len(outer) != 1 or len(inner) != 1 or inner[0].dim(isl.dim_type.out) < self.n_tile:
+            return None
+        below = inner[0].dim(isl.dim_type.out) - self.n_tile
+        return outer[0].flat_range_product(inner[0].project_out(isl.dim_type.out, self.n_tile, below))
 
     @property
     def depth(self) -> int:
@@ -573,10 +589,14 @@ def _modulo_filter(mupa: isl.MultiUnionPwAff, sizes: tuple[int, ...],
     return result
 
 
+def id_bounds(ctx: isl.Context, ids: tuple[str, ...], bounds: tuple[int, ...]) -> isl.Set:
+    """`0 <= id < bound` for every block and thread id, as a parameter set."""
+    constraints = " and ".join(f"0 <= {n} < {b}" for n, b in zip(ids, bounds))
+    return isl.Set.read_from_str(ctx, f"[{', '.join(ids)}] -> {{ : {constraints} }}")
+
+
 def _id_ranges(ctx: isl.Context, ids: tuple[str, ...], bounds: tuple[int, ...], depth: int) -> isl.Set:
     """0 <= id < bound for every block and thread id, on the outer schedule dims."""
     if not ids:
         return isl.Set.universe(isl.Space.set_alloc(ctx, 0, depth))
-    constraints = " and ".join(f"0 <= {n} < {b}" for n, b in zip(ids, bounds))
-    params = isl.Set.read_from_str(ctx, f"[{', '.join(ids)}] -> {{ : {constraints} }}")
-    return isl.Set.from_params(params).add_dims(isl.dim_type.set, depth)
+    return isl.Set.from_params(id_bounds(ctx, ids, bounds)).add_dims(isl.dim_type.set, depth)
