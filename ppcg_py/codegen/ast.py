@@ -33,7 +33,7 @@ from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, NeighbourShuffle, co
                       reduction_statement, reduction_steps, transfer_statement)
 from ..schedule.gpu import GpuSchedule, Kernel
 from ..schedule.plan import ScheduledScop
-from ..schedule.gpu.device_loops import DEVICE_LOOP, FUSED_KERNELS
+from ..schedule.gpu.device_loops import DEVICE_LOOP, FUSED_KERNELS, HYBRID_LAUNCH
 from .statements import printed_tags
 
 NT = isl.schedule_node_type
@@ -379,6 +379,7 @@ class _AstBuilder:
     def run(self, schedule: isl.Schedule) -> ScopAst:
         self.result = ScopAst(self.scop, None)  # type: ignore[arg-type]
         self.reached = []
+        self.kernel = None      # a first build given up inside a kernel left its kernel here
         root = ast_from_tree(self.scheduled, schedule, self._at_domain, self._before_mark, self._after_mark,
                              launches=True)
         self.result.root = root
@@ -610,7 +611,7 @@ def _local_index(element: isl.PwAff, dim, outer: isl.PwMultiAff, prefix: str) ->
 def in_one_block(mark: str) -> bool:
     """Whether a mark of the host AST is one launch of one block that runs the kernels
     below it: a device loop's, or consecutive kernels' (schedule/gpu/device_loops.py)."""
-    return mark.startswith((DEVICE_LOOP, FUSED_KERNELS))
+    return mark.startswith((DEVICE_LOOP, FUSED_KERNELS, HYBRID_LAUNCH))
 
 
 def control_children(node: isl.AstNode) -> list[isl.AstNode]:
