@@ -104,6 +104,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "fewer than N statement instances (bounded from the arrays' declared sizes) stays "
                         "serial, since a barrier costs more than its work; 0: every parallel loop runs in "
                         f"parallel [{DEFAULT_MIN_PARALLEL_WORK}]")
+    p.add_argument("--hybrid", action="store_true",
+                   help="CUDA: tile a stencil's time loop with its space loops (split tiles along each space "
+                        "loop, in phases whose tiles are independent), so that one launch runs several time "
+                        "steps, a barrier between them; -v says where it does not apply and why")
     p.add_argument("--isolate-full-tiles", action="store_true",
                    help="C target with --tile: generate the full tiles apart from the partial ones, their "
                         "point loops with constant bounds (isl's isolate option)")
@@ -277,7 +281,7 @@ def options_from(args: argparse.Namespace) -> Options:
         dump_after=tuple(args.dump_after),
         verbose=args.verbose, target=args.target, openmp=args.openmp, tile=args.tile, reductions=args.reductions,
         atomic_reductions=args.atomic_reductions, device_loops=not args.no_device_loops,
-        warp_shuffles=args.warp_shuffles,
+        warp_shuffles=args.warp_shuffles, hybrid=args.hybrid,
         host_path=not args.no_host_path,
         timing=args.timing,
         opencl_embed_kernel_code=args.opencl_embed_kernel_code,

@@ -74,6 +74,9 @@ class Options:
     # CUDA: a statement's reads of neighbouring elements along thread x come from the
     # lanes that load them, by warp shuffles, in whole tiles (memory/shuffles.py)
     warp_shuffles: bool = False
+    # CUDA (PPCG's --hybrid): a stencil's time loop tiled with its space loops, each
+    # launch running several time steps of independent tiles (schedule/gpu/hybrid.py)
+    hybrid: bool = False
     # CUDA and OpenCL: each SCoP is also compiled as the C target compiles it (OpenMP,
     # tiled), and the program chooses per SCoP at run time: the host where no device is
     # usable or the model predicts the device slower (codegen/path_choice.py);

@@ -27,7 +27,7 @@ from pycparser import c_ast
 from ..diagnostics import CompileError
 from ..extract.model import Access, Scop
 from ..isl_budget import LIMITS, OutOfOperations, bounded, is_operation_limit
-from ..isl_context import CallbackGuard, sets_of, without_params
+from ..isl_context import CallbackGuard, sets_of, statement_names, without_params
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
 from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, NeighbourShuffle, copy_statement, orders_global_memory,
                       reduction_statement, reduction_steps, transfer_statement)
@@ -211,12 +211,11 @@ def lost_instances(scop: Scop, reached: list[isl.UnionSet], kernels: tuple[Kerne
     takes 0.04 s)."""
     params = {scop.domain.get_space().get_dim_name(isl.dim_type.param, k)
               for k in range(scop.domain.get_space().dim(isl.dim_type.param))}
-    covered = isl.UnionSet.empty(scop.domain.get_space())
-    for part in reached:
-        covered = covered.union(part)
     rest = scop.domain.intersect_params(scop.context)
     for kernel in kernels:
-        if not kernel.instances_by_thread().intersect_params(scop.context).is_subset(covered):
+        names = statement_names(kernel.domain)
+        leaves = [part for part in reached if statement_names(part) & names]
+        if not _left_out(kernel.instances_by_thread().intersect_params(scop.context), leaves).is_empty():
             return True
         rest = rest.subtract(kernel.domain)
     for part in reached:
@@ -224,6 +223,19 @@ def lost_instances(scop: Scop, reached: list[isl.UnionSet], kernels: tuple[Kerne
             return False
         rest = rest.subtract(_over_threads(part, params))
     return not rest.is_empty()
+
+
+def _left_out(instances: isl.UnionSet, leaves: list[isl.UnionSet]) -> isl.UnionSet:
+    """What of `instances` no leaf holds: the leaves subtracted one at a time until
+    nothing is left. isl's subset test against their union took minutes on the kernels
+    of split tiles (fdtd-2d --hybrid: every leaf's constraints hold divisions), where
+    this takes 0.03 s."""
+    rest = instances
+    for leaf in leaves:
+        if rest.is_empty():
+            break
+        rest = rest.subtract(leaf)
+    return rest
 
 
 def _over_threads(instances: isl.UnionSet, params: set[str]) -> isl.UnionSet:

@@ -26,6 +26,7 @@ from pycparser import c_ast
 from ..isl_c import call as call_node
 from ..isl_c import c_node, integer, is_constant
 from ..memory import KernelMemory
+from ..schedule.gpu.device_loops import HYBRID_LAUNCH
 from .ast import Launch, ScopAst, control_children, in_one_block, loop_iterator
 from .common import KernelArgument
 from .printer import AstPrinter, Dim3, KernelLaunch, declaration
@@ -43,6 +44,8 @@ class DeviceLoopKernel:
     threads: int
     body: list[c_ast.Node]
     arguments: list[KernelArgument]
+    block: tuple[int, ...] = ()     # outermost first; () for one block of `threads` along x
+    grid: tuple[int, ...] = ()      # outermost first; () for one block
 
 
 def kernel_marks(node: isl.AstNode) -> list[str] | None:
@@ -88,7 +91,12 @@ def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: C
     if not keys:
         return None
     launches = [ast.launches[key] for key in keys]
-    threads = block_threads(launches)
+    block, grid = (), ()
+    if name.startswith(HYBRID_LAUNCH):
+        block, grid = shared_grid(launches)
+        threads = math.prod(block) if block else None
+    else:
+        threads = block_threads(launches)
     # all the inlined kernels' buffers at once
     if threads is None or sum(memories(launch.kernel.name).shared_bytes
                               for launch in launches) > MAX_STATIC_SHARED_BYTES:
@@ -109,7 +117,18 @@ def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: C
             # an array one inlined kernel only reads and another writes: the writer's (not const)
             if param not in seen or _points_to_const(seen[param]) and not _points_to_const(argument):
                 seen[param] = argument
-    return DeviceLoopKernel(name, threads, body, list(seen.values()))
+    return DeviceLoopKernel(name, threads, body, list(seen.values()), block, grid)
+
+
+def shared_grid(launches: list[Launch]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The block and grid every kernel of a launch of split tiles was sized with (each
+    block then runs the same tile in every kernel), or empty ones where they differ."""
+    shapes = {(launch.kernel.sizes.block[:len(launch.kernel.thread_ids)],
+               launch.kernel.sizes.grid[:len(launch.kernel.block_ids)]) for launch in launches}
+    if len(shapes) != 1:
+        return (), ()
+    block, grid = shapes.pop()
+    return (block, grid) if block else ((), ())
 
 
 def _points_to_const(argument: KernelArgument) -> bool:
@@ -140,7 +159,9 @@ def id_declarations(names: tuple[str, ...], built_in: str) -> list[c_ast.Decl]:
 def device_loop_launch(kernel: DeviceLoopKernel, *, timed_as: str | None = None) -> list[c_ast.Node]:
     """`{ dim3 ..._dimBlock(threads); dim3 ..._dimGrid(1); name <<<..>>> (..); cudaCheckKernel(); }`."""
     block, grid = f"{kernel.name}_dimBlock", f"{kernel.name}_dimGrid"
-    return [c_ast.Compound([Dim3(block, [integer(kernel.threads)]), Dim3(grid, [integer(1)]),
+    threads = [integer(b) for b in reversed(kernel.block)] or [integer(kernel.threads)]
+    blocks = [integer(g) for g in reversed(kernel.grid)] or [integer(1)]
+    return [c_ast.Compound([Dim3(block, threads), Dim3(grid, blocks),
                             *timed_launch(KernelLaunch(kernel.name, grid, block, [a.value for a in kernel.arguments]),
                                           timed_as)])]
 

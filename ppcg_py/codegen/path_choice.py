@@ -94,10 +94,11 @@ def _path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
 
 def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop, printer: CountPrinter) -> str:
     """`ppcg_py_kernel_seconds(launches, instances, operations, bytes, threads)`."""
-    parts = [s for s in sets(kernel.domain) if s.get_tuple_name() in statements]
+    parts = [s for s in sets(kernel.counted_instances) if s.get_tuple_name() in statements]
 
     def total(weight) -> str:
-        return _sum(printer.count(box(s, scop.context, weight(statements[s.get_tuple_name()]))) for s in parts)
+        return _sum(printer.count(box(s, scop.context, weight(statements[s.get_tuple_name()]) * kernel.counted_share))
+                    for s in parts)
 
     instances = total(lambda _: 1)
     operations = total(_operations)

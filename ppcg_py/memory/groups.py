@@ -633,6 +633,8 @@ def _read_by_several_threads(kernel: Kernel, relation: isl.UnionMap) -> bool:
 
 def _coalesced(kernel: Kernel, group: list[_Reference]) -> bool:
     """Consecutive x threads touch the same or consecutive elements (innermost index)."""
+    if kernel.counted is not None:
+        return _along_thread_x(kernel, group)
     flat = kernel.outer_schedule.flat_range_product(kernel.inner_schedule)
     space = maps_of(flat)[0].get_space()
     n = space.dim(isl.dim_type.out)
@@ -651,6 +653,32 @@ def _coalesced(kernel: Kernel, group: list[_Reference]) -> bool:
                                             ", ".join(["0"] * (rank - 1) + ["1"]) + "] }")
             if not delta.is_subset(allowed.align_params(delta.get_space()).set_tuple_name(delta.get_tuple_name())
                                    if delta.get_tuple_name() else allowed.align_params(delta.get_space())):
+                return False
+    return True
+
+
+def _along_thread_x(kernel: Kernel, group: list[_Reference]) -> bool:
+    """`_coalesced` where the kernel's schedule is costly to compose (`Kernel.counted`:
+    split tiles, divisions in every constraint): each reference's innermost index is the
+    band member mapped to thread x plus a constant, over the superset counting takes
+    (a sufficient condition: neighbouring x threads then touch neighbouring elements)."""
+    if not kernel.thread_ids or kernel.point_schedule is None:
+        return False
+    x = len(kernel.thread_ids) - 1
+    band = kernel.point_schedule.gist_domain(kernel.domain).intersect_domain(kernel.counted.instances)
+    for ref in group:
+        relation = ref.relation.gist_domain(kernel.domain).intersect_domain(kernel.counted.instances)
+        for access in maps_of(relation):
+            rank = access.dim(isl.dim_type.out)
+            member = maps_of(band.intersect_domain(isl.UnionSet.from_set(access.domain())))
+            if rank == 0 or len(member) != 1:
+                return False
+            inner = access.project_out(isl.dim_type.out, 0, rank - 1)
+            along = member[0].project_out(isl.dim_type.out, x + 1, member[0].dim(isl.dim_type.out) - x - 1) \
+                .project_out(isl.dim_type.out, 0, x)
+            offset = inner.reset_tuple_id(isl.dim_type.out).reverse().apply_range(
+                along.reset_tuple_id(isl.dim_type.out))
+            if not offset.deltas().is_singleton():
                 return False
     return True
 

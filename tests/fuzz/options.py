@@ -15,7 +15,9 @@ time wherever isl's schedule allows (`--time-tiles=always`), half of those with 
 band's second member untiled (`whole[1]` in `--sizes`). Half of the CUDA and OpenCL cases
 ask for `--warp-shuffles` (CUDA's kernels pass row neighbours between lanes where a
 tile's lanes are even; OpenCL ignores it), half of those with sizes whose whole tiles
-shuffle (rows of 8 or 16 lanes, whole warps). Eight in ten run every
+shuffle (rows of 8 or 16 lanes, whole warps). A quarter of the CUDA cases ask for
+`--hybrid` (split tiles along time where the SCoP is a time loop around sweeps), without
+size options, which it does not combine with. Eight in ten run every
 parallel loop with threads, however short (the verifier's `--min-parallel-work=0`), two
 in ten leave short ones serial, as the command line does by default.
 """
@@ -105,6 +107,10 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
         args.append("--warp-shuffles")
         if shuffles.random() < 0.5:
             args = _shuffled_shape(args, shuffles)
+    # split tiles along time (CUDA, --hybrid), from a generator of its own: they choose
+    # their own sizes, so the case names none
+    if not chosen and random.Random(f"hybrid:{seed}").random() < 0.25:
+        args = _without_sizes(args) + ["--hybrid"]
     if "--tile" in chosen:
         args = _with_register_blocks(args, random.Random(f"register:{seed}"))
         # full tiles apart (isl's isolate option), from a generator of its own
@@ -124,6 +130,20 @@ def random_options(seed: int | str, program: Program, only: str | None = None) -
     if random.Random(f"parallel-work:{seed}").random() < 0.2:
         args.append(f"--min-parallel-work={DEFAULT_MIN_PARALLEL_WORK}")
     return (*args, *chosen)
+
+
+def _without_sizes(args: list[str]) -> list[str]:
+    """`args` without the options that name sizes (`--tile-sizes`, `-S`, `--sizes`)."""
+    kept: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg in ("--tile-sizes", "-S", "--sizes"):
+            skip = True
+        else:
+            kept.append(arg)
+    return kept
 
 
 def _shuffled_shape(args: list[str], rng: random.Random) -> list[str]:

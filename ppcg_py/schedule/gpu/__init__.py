@@ -23,6 +23,7 @@ from ..loop_extents import in_bounds_instances
 from .device_sizes import DeviceSizing
 from ..expansion import Expansion, expand_temporaries, expansion_notes
 from .host import HostEnds, host_ends, host_scalars, host_statements, written_scalars
+from .hybrid import HybridPlan, HybridTiles, hybrid_schedule
 from .kernels import Kernel, KernelMapper, long_reduction, threads_below
 from .reduction_threads import ReducedLocation
 
@@ -75,13 +76,16 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     device = device_sizing(scop, options)
     reductions = reduced_locations(scop, options)
     serial_sums = True
+    hybrid = _hybrid(scop, options, every, device)
+    tiles = hybrid.tiles if isinstance(hybrid, HybridPlan) else None
     while True:
-        schedule = compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
+        schedule = hybrid.schedule if isinstance(hybrid, HybridPlan) else \
+            compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
         schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
         schedule, ends = host_ends(schedule, lambda node: threads_below(
             node, lambda band: serial_sums and long_reduction(band, reductions, every, device)))
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
-                                       host_only, every, device, reductions, serial_sums)
+                                       host_only, every, device, reductions, serial_sums, tiles)
         if kernels is None:     # a host-only statement the mapper could not keep out of a kernel
             ends = HostEnds(head=frozenset(s.name for s in scop.statements))
             if not warned:
@@ -92,7 +96,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
                                  "that would run on the GPU: the whole SCoP runs on the host",
                                  scop.file, first.line, first.col or 1)
             host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
-                                           device=device)
+                                           device=device, hybrid=tiles)
         found = [privatize(scop, deps, k, reorderable - fixed, apart=k.epilogue) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
         if not unsafe and deps.reordering:
@@ -108,11 +112,14 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
         fixed |= unsafe
     kernels = [replace(k, private=p.private) for k, p in zip(kernels, found)]
     notes = expansion_notes(scop, expansions) if options.verbose else ()
+    if options.verbose and options.hybrid:
+        notes += (f"--hybrid: {hybrid.note}" if isinstance(hybrid, HybridPlan) else
+                  f"--hybrid does not apply to the SCoP of '{scop.function}': {hybrid}",)
     if options.verbose and scop.reductions:
         every_reduction = reduced_locations(scop, replace(options, reductions=True))
         would = None if options.reductions or every_reduction == reductions else \
             _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements, host_only, every, device,
-                    every_reduction, serial_sums)[2]
+                    every_reduction, serial_sums, tiles)[2]
         notes += gpu_reduction_notes(scop, kernels, would)
     return GpuSchedule(scop=scop, dependences=deps, schedule=schedule, final_schedule=final, names=names,
                        notes=notes, kernels=tuple(kernels), host_statements=host, ends=ends)
@@ -171,6 +178,19 @@ def device_sizing(scop: Scop, options: Options) -> DeviceSizing | None:
     return DeviceSizing(GPUS[options.gpu], in_bounds_instances(scop), choose=options.device_sizes)
 
 
+def _hybrid(scop: Scop, options: Options, every: isl.UnionMap, device: DeviceSizing | None) -> HybridPlan | str:
+    """The split-tiled schedule `--hybrid` asks for (schedule/gpu/hybrid.py), or why none."""
+    if not options.hybrid:
+        return "not asked for"
+    if options.target != "cuda":
+        return "it applies to the CUDA target (its launches run several steps in a device loop)"
+    if device is None or not device.choose:
+        return "sizes are given (--sizes or --ppcg-defaults): the hybrid tiles choose their own"
+    if any(s.calls for s in scop.statements):
+        return "a statement calls a function"
+    return hybrid_schedule(scop, every, device.in_bounds)
+
+
 def _every_dependence(deps: Dependences) -> isl.UnionMap:
     """Every dependence between statement instances, the order dependences of the
     scalars included (what a statement moved into another launch must not cross)."""
@@ -182,7 +202,8 @@ def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.Uni
             first_kernel: int, ends: frozenset[str] = frozenset(), pinned: frozenset[str] = frozenset(),
             dependences: isl.UnionMap | None = None, device: DeviceSizing | None = None,
             reductions: tuple[ReducedLocation, ...] = (),
-            serial_sums: bool = True) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
+            serial_sums: bool = True,
+            hybrid: HybridTiles | None = None) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
     """The statements left on the host, the tree with kernels marked, and the kernels.
     `ends`: the SCoP's serial head and tail (host.py), which stay on the host;
     `pinned`: statements that must run on the host wherever they are (they call a
@@ -195,7 +216,7 @@ def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.Uni
     while True:
         host = host_statements(scop, excluded, ends) | pinned
         mapper = KernelMapper(options, sizes, names, first_kernel, host, pinned - ends, dependences, device,
-                              reductions, serial_sums)
+                              reductions, serial_sums, hybrid)
         final = mapper.run(schedule)
         launched = frozenset(s.get_tuple_name() for k in mapper.kernels for s in sets_of(k.domain))
         if mapper.mixed or launched & pinned:

@@ -35,6 +35,9 @@ from ..sizes import KernelSizes
 MAX_INSTANCES_PER_STEP = 4096
 # the marks (and kernel functions) of one block's launches: a loop, consecutive kernels
 DEVICE_LOOP, FUSED_KERNELS = "device_loop", "fused_kernels"
+# a launch of split tiles along time: a grid of blocks, each running its tile's steps
+# (schedule/gpu/hybrid.py); printed as a device loop whose kernels share their grid
+HYBRID_LAUNCH = "hybrid_launch"
 _MIN_THREADS = 32
 _OTHER_TILE = 32
 

@@ -16,11 +16,12 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from ...isl_context import (band_tiled, filter_instances, maps_of, node_at, sets_of, statements_below, tree_position,
-                           union_of)
+from ...isl_context import (band_tiled, filter_instances, maps_of, node_at, sets_of, statement_names,
+                           statements_below, tree_position, union_of)
 from ...names import Names
 from ...options import Options
-from .device_loops import DEVICE_LOOP, FUSED_KERNELS, device_loop_block, device_loop_sizes, fused_block
+from .device_loops import DEVICE_LOOP, FUSED_KERNELS, HYBRID_LAUNCH, device_loop_block, device_loop_sizes, fused_block
+from .hybrid import HYBRID_STEPS, HybridTiles
 from .device_sizes import DeviceSizing, choose_sizes, fitted_grid, may_start_below_zero, spread_over_blocks
 from ..loop_extents import band_extents
 from ..distribute import statements_apart
@@ -31,6 +32,18 @@ NT = isl.schedule_node_type
 # A reduction between serial statements gets a launch of its own only when it sums at
 # least this many values: below, one thread's loop costs less than the extra launches.
 _MIN_REDUCTION_THREADS = 128
+
+
+@dataclass(frozen=True)
+class Counted:
+    """What counting a kernel's work (schedule/gpu/work.py, the path choice) takes where
+    its own instances cost isl too much (the phases of split tiles: divisions in every
+    constraint): a superset of them without those, the share of it the kernel runs, and
+    the host loop values of its launches."""
+
+    instances: isl.UnionSet
+    share: float
+    host_schedule: isl.UnionMap
 
 
 @dataclass(frozen=True)
@@ -66,6 +79,16 @@ class Kernel:
     reduction_over_blocks: bool = False
     # the one-block launch it runs in: a device loop's or fused kernels' (schedule/gpu/device_loops.py)
     launched_in: str | None = None
+    counted: Counted | None = None
+
+    @property
+    def counted_instances(self) -> isl.UnionSet:
+        """The instances counting takes for the kernel's (`Counted`)."""
+        return self.domain if self.counted is None else self.counted.instances
+
+    @property
+    def counted_share(self) -> float:
+        return 1.0 if self.counted is None else self.counted.share
 
     @property
     def n_tile(self) -> int:
@@ -125,7 +148,7 @@ class KernelMapper:
                  first_kernel: int = 0, host: frozenset[str] = frozenset(),
                  pinned: frozenset[str] = frozenset(), dependences: isl.UnionMap | None = None,
                  device: DeviceSizing | None = None, reductions: Sequence[ReducedLocation] = (),
-                 serial_sums: bool = True) -> None:
+                 serial_sums: bool = True, hybrid: HybridTiles | None = None) -> None:
         self.options, self.sizes, self.names = options, sizes, names
         self.serial_sums = serial_sums    # sums between serial statements get threads (_reduction_band)
         self.device = device              # sizes chosen for the GPU, where the user gave none
@@ -140,6 +163,8 @@ class KernelMapper:
         self.mixed = False                # a leaf held a pinned statement and a device one
         self._reduction_bands: dict[tuple[str, str], bool] = {}
         self._loop_threads: int | None = None   # inside a one-block launch: its threads
+        self.hybrid = hybrid              # the split tiles' sizes (schedule/gpu/hybrid.py)
+        self._in_hybrid = False           # inside a launch of split tiles: their sizes
 
     def run(self, schedule: isl.Schedule) -> isl.Schedule:
         return self.visit(schedule.get_root()).get_schedule()
@@ -167,9 +192,34 @@ class KernelMapper:
                     return self.visit(split)
                 return self.visit(node.child(0)).parent()   # a host loop (all its members), kernels inside
             return self.band(node)
+        if kind == NT.mark and node.mark_get_id().get_name() == HYBRID_STEPS:
+            return self._hybrid_steps(node)
         if node.n_children() == 0:
             return node
         return self.visit(node.child(0)).parent()
+
+    def _hybrid_steps(self, mark: isl.ScheduleNode) -> isl.ScheduleNode:
+        """A band of steps of split tiles (schedule/gpu/hybrid.py): its kernels sized as the
+        tiles are, all in one launch whose blocks each run one tile's steps in order; where
+        that launch cannot be made, the host loops over the steps (one launch each)."""
+        steps = mark.delete()
+        self._in_hybrid = True
+        try:
+            threads = math.prod(self.hybrid.sizes.block)
+            mapped = self._in_one_block(steps, threads, HYBRID_LAUNCH, lambda n: self.visit(n.child(0)).parent(), 1)
+            return mapped if mapped is not None else self.visit(steps.child(0)).parent()
+        finally:
+            self._in_hybrid = False
+
+    def _hybrid_counted(self, domain: isl.UnionSet) -> Counted | None:
+        """Inside a launch of split tiles: the whole of the kernel's statements, of which
+        each phase runs its share, launched once per band of steps."""
+        if not self._in_hybrid or self.hybrid.bands is None:
+            return None
+        names = statement_names(domain)
+        bands = union_of([isl.UnionMap.from_map(m) for m in maps_of(self.hybrid.bands)
+                          if m.get_tuple_name(isl.dim_type.in_) in names])
+        return Counted(bands.domain(), 1.0 / self.hybrid.phases, bands)
 
     def _on_host(self, node: isl.ScheduleNode) -> bool:
         """Whether what the node runs is host statements only (a filter's own domain is what
@@ -297,7 +347,7 @@ class KernelMapper:
         CUDA with sizes ppcg-py chooses, not inside another such block, nothing pinned to the host."""
         return self.device is not None and self.device.choose and self.options.device_loops \
             and self.options.target == "cuda" and self._loop_threads is None \
-            and not statements_below(node) & self.pinned
+            and not statements_below(node) & self.pinned and self.hybrid is None
 
     def _in_one_block(self, node: isl.ScheduleNode, threads: int | None, prefix: str,
                       visit_below: Callable[[isl.ScheduleNode], isl.ScheduleNode],
@@ -373,6 +423,8 @@ class KernelMapper:
                reduction: bool = False) -> tuple[KernelSizes, str]:
         """The user's sizes for the kernel, else those chosen for the device, else PPCG's.
         With `reduction`, member `lead` is mapped to threads too (not to blocks)."""
+        if self._in_hybrid:
+            return self.hybrid.sizes, "split tiles along time (--hybrid)"
         if self._loop_threads is not None:
             return (device_loop_sizes(band.band_n_member(), lead, reduction, self._loop_threads),
                     f"one block of {self._loop_threads} threads")
@@ -438,7 +490,8 @@ class KernelMapper:
                         inner_schedule=node.get_subtree_schedule_union_map().intersect_domain(domain),
                         thread_filter=thread_filter, point_schedule=untiled,
                         host_schedule=host_schedule, sizes_reason=reason, reductions=reductions,
-                        epilogue=epilogue, reduction_over_blocks=bool(reductions) and n_blocks > lead)
+                        epilogue=epilogue, reduction_over_blocks=bool(reductions) and n_blocks > lead,
+                        counted=self._hybrid_counted(domain))
         self.kernels.append(kernel)
         node = node.insert_filter(thread_filter)           # each thread runs its points
         if not reductions:

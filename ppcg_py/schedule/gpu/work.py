@@ -189,6 +189,8 @@ def starts(host_schedule: isl.UnionMap | None, domain: isl.UnionSet, context: is
 def launches(kernel: Kernel, context: isl.Set) -> Count:
     """How often the kernel is launched: once where no host loop surrounds it, or where
     one launch runs a whole loop (a device loop)."""
+    if kernel.counted is not None:
+        return starts(kernel.counted.host_schedule, kernel.counted.instances, context)
     if kernel.host_depth == 0 or kernel.launched_in:
         return starts(None, kernel.domain, context)
     return starts(kernel.host_schedule, kernel.domain, context)
@@ -216,7 +218,7 @@ def kernel_work(scop: Scop, kernel: Kernel) -> KernelWork | None:
 def _kernel_work(scop: Scop, kernel: Kernel) -> KernelWork:
     statements = {s.name: s for s in scop.statements}
     types = {a.name: a.element_type.split()[-1] for a in scop.arrays}
-    parts = [s for s in sets(kernel.domain) if s.get_tuple_name() in statements]
+    parts = [s for s in sets(kernel.counted_instances) if s.get_tuple_name() in statements]
     flops: list[Box] = []
     double = False
     for part in parts:
@@ -224,7 +226,7 @@ def _kernel_work(scop: Scop, kernel: Kernel) -> KernelWork:
         n, kind = floating_operations(stmt, types)
         double |= kind == "double"
         if n:
-            flops += box(part, scop.context, n)
+            flops += box(part, scop.context, n * kernel.counted_share)
     count = launches(kernel, scop.context)
     moved: list[Box] = []
     for reads in (True, False):

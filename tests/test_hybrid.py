@@ -1,0 +1,115 @@
+"""Split tiles along a stencil's time loop (CUDA, --hybrid; schedule/gpu/hybrid.py): where
+they apply and why not elsewhere, the launches they make, the check that the tiles'
+order respects every dependence, and the stencils run in the CPU emulation of CUDA in
+three orders of the threads, at sizes that are no multiples of the tiles, against gcc."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from polybench_cases import POLYBENCH, kernel_config, kernel_source
+from ppcg_py.diagnostics import Diagnostics
+from ppcg_py.extract import extract_scops
+from ppcg_py.isl_context import new_context
+from ppcg_py.options import Options
+from ppcg_py.schedule.gpu.hybrid import HybridPlan, _positions, _space, _steps, _tree, _violated, hybrid_schedule
+from ppcg_py.schedule.loop_extents import in_bounds_instances
+from ppcg_py.schedule.scheduler import scheduling_start
+from ppcg_py.verify.harness import verify
+
+ORDERS = ("forward", "reverse", "shuffle")
+NOTE = re.compile(r"--hybrid: split tiles of ([\d x]+) along .*\(cut into phases along ([\d, ]+)\), "
+                  r"(\d+) time steps? per launch, (\d+) launches")
+
+
+def _ppcg(tmp_path: Path, source: Path, *args: str) -> tuple[subprocess.CompletedProcess, str, str]:
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    includes = ["-I", str(POLYBENCH / "utilities"), "-I", str(source.parent)]
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "-v", *args, *includes, "-d", str(out), str(source)],
+                          capture_output=True, text=True, check=False)
+    kernels = "".join(p.read_text() for p in sorted(out.glob("*_kernel.cu")))
+    host = "".join(p.read_text() for p in sorted(out.glob("*.cu")) if not p.name.endswith("_kernel.cu"))
+    return proc, kernels, host
+
+
+@pytest.mark.parametrize("kernel, tiles, cut, steps, launches", [
+    ("jacobi-1d", "128", "0", 16, 2),
+    ("jacobi-2d", "32 x 32", "0, 1", 8, 4),
+    ("heat-3d", "16 x 16 x 128", "0, 1", 4, 4),
+    ("fdtd-2d", "32 x 32", "0, 1", 4, 4),
+])
+def test_stencils_get_split_tiles(tmp_path, kernel, tiles, cut, steps, launches):
+    """Each launch runs several time steps of its tiles, a barrier after each step; the
+    host loops over the bands of steps and launches each phase."""
+    proc, kernels, host = _ppcg(tmp_path, kernel_source(kernel), "--hybrid")
+    assert proc.returncode == 0, proc.stderr
+    assert NOTE.search(proc.stderr).groups() == (tiles, cut, str(steps), str(launches)), proc.stderr
+    functions = re.findall(r"__global__ void __launch_bounds__\(\d+\) (hybrid_launch\d+)", kernels)
+    assert len(functions) == launches
+    assert kernels.count("__syncthreads();") >= launches
+    assert len(re.findall(r"hybrid_launch\d+ <<<", host)) == launches
+
+
+@pytest.mark.parametrize("kernel, reason", [
+    ("seidel-2d", "a dependence stays within one step"),
+    ("adi", "not all inside one outermost loop"),
+])
+def test_where_it_does_not_apply_verbose_says_why(tmp_path, kernel, reason):
+    proc, kernels, _ = _ppcg(tmp_path, kernel_source(kernel), "--hybrid")
+    assert proc.returncode == 0, proc.stderr
+    assert f"--hybrid does not apply to the SCoP of 'kernel_{kernel.replace('-', '_')}': " in proc.stderr
+    assert reason in proc.stderr
+    assert "hybrid_launch" not in kernels
+
+
+@pytest.mark.parametrize("args, reason", [
+    (("--target=opencl",), "it applies to the CUDA target"),
+    (("--tile-sizes", "16,16"), "sizes are given"),
+])
+def test_options_it_does_not_combine_with(tmp_path, args, reason):
+    proc, _, _ = _ppcg(tmp_path, kernel_source("jacobi-2d"), "--hybrid", *args)
+    assert proc.returncode == 0, proc.stderr
+    assert reason in proc.stderr
+
+
+def _stencil(source: Path):
+    scop = extract_scops(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),
+                                                                   str(source.parent)))[0]
+    options = Options(hybrid=True)
+    deps = scheduling_start(scop, options, Diagnostics())[0]
+    return scop, deps.all
+
+
+def test_the_order_check_rejects_tiles_that_break_a_dependence():
+    """jacobi-2d's split tiles respect every dependence; the same tiles with no phases
+    along the first dimension (as if nothing moved along it) put a dependence between
+    two tiles of one launch, and the check says so."""
+    scop, deps = _stencil(kernel_source("jacobi-2d"))
+    in_bounds = in_bounds_instances(scop)
+    plan = hybrid_schedule(scop, deps, in_bounds)
+    assert isinstance(plan, HybridPlan), plan
+    steps, _ = _steps(scop, deps)
+    at = _positions(steps, _space(scop))
+    assert _violated(plan.schedule, at, plan.tiles, deps) is None
+    wrong = replace(plan.tiles, split=(False, True))
+    assert "cross between tiles of one launch" in _violated(_tree(scop, at, wrong), at, wrong, deps)
+
+
+@pytest.mark.parametrize("kernel, defines", [
+    ("jacobi-1d", ("TSTEPS=21", "N=301")),
+    ("jacobi-2d", ("TSTEPS=11", "N=45")),
+    ("heat-3d", ("TSTEPS=7", "N=21")),
+    ("fdtd-2d", ("TMAX=9", "NX=37", "NY=45")),
+])
+def test_stencils_with_split_tiles_verify(tmp_path, kernel, defines):
+    """Sizes that are no multiples of the tiles (nor the steps of the bands), threads in
+    three orders: a missing barrier between two steps fails (tried by removing it)."""
+    config = replace(kernel_config(kernel, ppcg_args=("--hybrid",), orders=ORDERS), defines=defines)
+    report = verify(config, tmp_path)
+    assert report.ok, report.summary()
