@@ -13,14 +13,17 @@ from pathlib import Path
 import pytest
 
 from polybench_cases import POLYBENCH, kernel_config, kernel_source
+from ppcg_py.verify.harness import VerifyConfig
 from ppcg_py.diagnostics import Diagnostics
 from ppcg_py.extract import extract_scops
 from ppcg_py.isl_context import new_context
 from ppcg_py.options import Options
-from ppcg_py.schedule.gpu.hybrid import HybridPlan, _positions, _space, _steps, _tree, _violated, hybrid_schedule
+from ppcg_py.schedule.gpu.hybrid import HybridPlan, _violated, hybrid_schedule
 from ppcg_py.schedule.loop_extents import in_bounds_instances
 from ppcg_py.schedule.scheduler import scheduling_start
 from ppcg_py.verify.harness import verify
+
+HERE = Path(__file__).parent / "hybrid"
 
 ORDERS = ("forward", "reverse", "shuffle")
 NOTE = re.compile(r"--hybrid: split tiles of ([\d x]+) along .*\(cut into phases along ([\d, ]+)\), "
@@ -58,7 +61,8 @@ def test_stencils_get_split_tiles(tmp_path, kernel, tiles, cut, steps, launches)
 
 @pytest.mark.parametrize("kernel, reason", [
     ("seidel-2d", "a dependence stays within one step"),
-    ("adi", "not all inside one outermost loop"),
+    ("adi", "a dependence stays within one step"),
+    ("gemm", "no loop around sweeps at its top level"),
 ])
 def test_where_it_does_not_apply_verbose_says_why(tmp_path, kernel, reason):
     proc, kernels, _ = _ppcg(tmp_path, kernel_source(kernel), "--hybrid")
@@ -91,14 +95,11 @@ def test_the_order_check_rejects_tiles_that_break_a_dependence():
     along the first dimension (as if nothing moved along it) put a dependence between
     two tiles of one launch, and the check says so."""
     scop, deps = _stencil(kernel_source("jacobi-2d"))
-    in_bounds = in_bounds_instances(scop)
-    plan = hybrid_schedule(scop, deps, in_bounds)
+    plan = hybrid_schedule(scop, deps, in_bounds_instances(scop), scop.schedule)
     assert isinstance(plan, HybridPlan), plan
-    steps, _ = _steps(scop, deps)
-    at = _positions(steps, _space(scop))
-    assert _violated(plan.schedule, at, plan.tiles, deps) is None
-    wrong = replace(plan.tiles, split=(False, True))
-    assert "cross between tiles of one launch" in _violated(_tree(scop, at, wrong), at, wrong, deps)
+    tiles, = plan.tiles
+    assert _violated(tiles, deps) is None
+    assert "cross between tiles of one launch" in _violated(replace(tiles, split=(False, True)), deps)
 
 
 @pytest.mark.parametrize("kernel, defines", [
@@ -112,4 +113,15 @@ def test_stencils_with_split_tiles_verify(tmp_path, kernel, defines):
     three orders: a missing barrier between two steps fails (tried by removing it)."""
     config = replace(kernel_config(kernel, ppcg_args=("--hybrid",), orders=ORDERS), defines=defines)
     report = verify(config, tmp_path)
+    assert report.ok, report.summary()
+
+
+def test_a_time_loop_among_other_statements_verifies(tmp_path):
+    """The grid filled before the time loop and a row summed after it: isl's schedule
+    keeps the loop under a filter of its own, whose subtree the split tiles replace."""
+    proc, kernels, _ = _ppcg(tmp_path, HERE / "init_then_stencil.c", "--hybrid")
+    assert proc.returncode == 0, proc.stderr
+    assert NOTE.search(proc.stderr).groups() == ("32 x 32", "0, 1", "8", "4"), proc.stderr
+    report = verify(VerifyConfig(source=HERE / "init_then_stencil.c", ppcg_args=("--hybrid",), orders=ORDERS,
+                                 data_type="float"), tmp_path / "verify")
     assert report.ok, report.summary()

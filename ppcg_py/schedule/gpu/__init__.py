@@ -76,11 +76,10 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     device = device_sizing(scop, options)
     reductions = reduced_locations(scop, options)
     serial_sums = True
-    hybrid = _hybrid(scop, options, every, device)
-    tiles = hybrid.tiles if isinstance(hybrid, HybridPlan) else None
     while True:
-        schedule = hybrid.schedule if isinstance(hybrid, HybridPlan) else \
-            compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
+        schedule = compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
+        hybrid = _hybrid(scop, options, every, device, schedule)
+        schedule, tiles = (hybrid.schedule, hybrid.tiles) if isinstance(hybrid, HybridPlan) else (schedule, ())
         schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
         schedule, ends = host_ends(schedule, lambda node: threads_below(
             node, lambda band: serial_sums and long_reduction(band, reductions, every, device)))
@@ -178,8 +177,10 @@ def device_sizing(scop: Scop, options: Options) -> DeviceSizing | None:
     return DeviceSizing(GPUS[options.gpu], in_bounds_instances(scop), choose=options.device_sizes)
 
 
-def _hybrid(scop: Scop, options: Options, every: isl.UnionMap, device: DeviceSizing | None) -> HybridPlan | str:
-    """The split-tiled schedule `--hybrid` asks for (schedule/gpu/hybrid.py), or why none."""
+def _hybrid(scop: Scop, options: Options, every: isl.UnionMap, device: DeviceSizing | None,
+            schedule: isl.Schedule) -> HybridPlan | str:
+    """isl's schedule with the split tiles `--hybrid` asks for (schedule/gpu/hybrid.py), or
+    why there are none."""
     if not options.hybrid:
         return "not asked for"
     if options.target != "cuda":
@@ -188,7 +189,7 @@ def _hybrid(scop: Scop, options: Options, every: isl.UnionMap, device: DeviceSiz
         return "sizes are given (--sizes or --ppcg-defaults): the hybrid tiles choose their own"
     if any(s.calls for s in scop.statements):
         return "a statement calls a function"
-    return hybrid_schedule(scop, every, device.in_bounds)
+    return hybrid_schedule(scop, every, device.in_bounds, schedule)
 
 
 def _every_dependence(deps: Dependences) -> isl.UnionMap:
@@ -203,7 +204,7 @@ def _mapped(scop: Scop, schedule: isl.Schedule, options: Options, sizes: isl.Uni
             dependences: isl.UnionMap | None = None, device: DeviceSizing | None = None,
             reductions: tuple[ReducedLocation, ...] = (),
             serial_sums: bool = True,
-            hybrid: HybridTiles | None = None) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
+            hybrid: tuple[HybridTiles, ...] = ()) -> tuple[frozenset[str], isl.Schedule, list[Kernel] | None]:
     """The statements left on the host, the tree with kernels marked, and the kernels.
     `ends`: the SCoP's serial head and tail (host.py), which stay on the host;
     `pinned`: statements that must run on the host wherever they are (they call a

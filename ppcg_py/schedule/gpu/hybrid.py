@@ -41,8 +41,8 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from ...extract.model import Scop
-from ...isl_context import filter_instances, maps_of, union_set_list
-from ..cpu.time_tiles import carried_outermost
+from ...isl_context import filter_instances, maps_of, statement_names, union_set_list
+from ..parallel import zero_distance
 from ..sizes import KernelSizes
 
 NT = isl.schedule_node_type
@@ -63,7 +63,9 @@ class HybridTiles:
     split: tuple[bool, ...]         # the dimensions cut into phases (the others: whole tiles)
     periods: tuple[int, ...]
     sizes: KernelSizes
+    at: isl.UnionMap | None = None      # instances -> [u, x0, ...]: their step and position
     bands: isl.UnionMap | None = None   # instances -> [T], their band of steps (what counting takes)
+    note: str = ""                      # -v
 
     @property
     def phases(self) -> int:
@@ -80,17 +82,95 @@ class HybridTiles:
 @dataclass(frozen=True)
 class HybridPlan:
     schedule: isl.Schedule
-    tiles: HybridTiles
+    tiles: tuple[HybridTiles, ...]     # by the number in their marks' names
     note: str
 
 
-def hybrid_schedule(scop: Scop, dependences: isl.UnionMap, in_bounds: isl.UnionSet) -> HybridPlan | str:
-    """The split-tiled schedule of a stencil, or why there is none."""
-    steps = _steps(scop, dependences)
+def hybrid_schedule(scop: Scop, dependences: isl.UnionMap, in_bounds: isl.UnionSet,
+                    schedule: isl.Schedule) -> HybridPlan | str:
+    """isl's `schedule` with each stencil's time loop split-tiled (a loop of the SCoP's
+    top level around sweeps, which isl's schedule keeps apart from the rest), or why
+    none is."""
+    loops = _time_loops(scop, dependences)
+    if not loops:
+        return "the SCoP has no loop around sweeps at its top level (no time loop)"
+    found: list[HybridTiles] = []
+    notes: list[str] = []
+    for band, instances in loops:
+        place = _place(schedule, instances)
+        if place is None:
+            notes.append(f"the loop at {_where(scop, instances)}: isl's schedule mixes its statements with others")
+            continue
+        inside = dependences.intersect_domain(instances).intersect_range(instances)
+        tiles = _split_tiles(scop, band, instances, inside, in_bounds.intersect(instances))
+        if isinstance(tiles, str):
+            notes.append(f"the loop at {_where(scop, instances)}: {tiles}" if len(loops) > 1 else tiles)
+            continue
+        schedule = _tree(place.cut(), tiles, len(found))
+        found.append(tiles)
+        notes.append(f"the loop at {_where(scop, instances)}: {tiles.note}" if len(loops) > 1 else tiles.note)
+    if not found:
+        return "; ".join(notes)
+    return HybridPlan(schedule, tuple(found), "; ".join(notes))
+
+
+def _where(scop: Scop, instances: isl.UnionSet) -> str:
+    names = statement_names(instances)
+    first = min((s for s in scop.statements if s.name in names), key=lambda s: (s.line, s.col))
+    return f"line {first.line}"
+
+
+def _time_loops(scop: Scop, dependences: isl.UnionMap) -> list[tuple[isl.ScheduleNode, isl.UnionSet]]:
+    """The loops of the SCoP's top level (the whole SCoP's, or each child's of its outer
+    sequence) with loops inside (the sweeps) that carry a dependence: (band, its instances)."""
+    node = scop.schedule.get_root()
+    while node.get_type() in (NT.domain, NT.context, NT.mark) and node.n_children() == 1:
+        node = node.child(0)
+    if node.get_type() == NT.band:
+        candidates = [node]
+    elif node.get_type() == NT.sequence:
+        candidates = [node.child(k).child(0) for k in range(node.n_children())]
+    else:
+        candidates = []
+    found = []
+    for band in candidates:
+        if band.get_type() != NT.band or band.child(0).get_type() not in (NT.band, NT.sequence):
+            continue    # no loop (a sweep) inside it
+        instances = band.get_domain()
+        time = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
+        inside = dependences.intersect_domain(instances).intersect_range(instances)
+        if not zero_distance(inside, time):
+            found.append((band, instances))
+    return found
+
+
+def _place(schedule: isl.Schedule, instances: isl.UnionSet) -> isl.ScheduleNode | None:
+    """Where isl's schedule runs exactly `instances` apart from the other statements: the
+    whole tree, or the child of a filter (of a sequence or set) that selects just them.
+    Replacing that subtree reorders only the loop's own instances."""
+    root = schedule.get_root().child(0)
+    if root.get_domain().is_equal(instances):
+        return root
+
+    def search(node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        if node.get_type() == NT.filter and filter_instances(node).is_equal(instances):
+            return node.child(0)
+        for k in range(node.n_children()):
+            found = search(node.child(k))
+            if found is not None:
+                return found
+        return None
+    return search(root)
+
+
+def _split_tiles(scop: Scop, band: isl.ScheduleNode, instances: isl.UnionSet, dependences: isl.UnionMap,
+                 in_bounds: isl.UnionSet) -> HybridTiles | str:
+    """The split tiles of one time loop, their order checked, or why there are none."""
+    steps = _steps(band, dependences)
     if isinstance(steps, str):
         return steps
     step_map, per_iteration = steps
-    space = _space(scop)
+    space = _space(scop, statement_names(instances))
     if isinstance(space, str):
         return space
     at = _positions(step_map, space)
@@ -103,30 +183,23 @@ def hybrid_schedule(scop: Scop, dependences: isl.UnionMap, in_bounds: isl.UnionS
     tiles = _tiles(per_iteration, slopes, at, in_bounds)
     if isinstance(tiles, str):
         return tiles
-    tiles = replace(tiles, bands=at.apply_range(_on_positions(scop.ctx, dims, f"floor(u / {tiles.height})")))
-    schedule = _tree(scop, at, tiles)
+    tiles = replace(tiles, at=at, bands=at.apply_range(_on_positions(scop.ctx, dims, f"floor(u / {tiles.height})")),
+                    note=tiles.describe(per_iteration))
     # instances outside the arrays' declared extents are undefined behaviour: the
     # dependences between the others are what the tiles must respect
-    broken = _violated(schedule, at, tiles, dependences.intersect_domain(in_bounds).intersect_range(in_bounds))
-    if broken:
-        return broken
-    return HybridPlan(schedule, tiles, tiles.describe(per_iteration))
+    broken = _violated(tiles, dependences.intersect_domain(in_bounds).intersect_range(in_bounds))
+    return broken if broken else tiles
 
 
-def _steps(scop: Scop, dependences: isl.UnionMap) -> tuple[isl.UnionMap, int] | str:
-    """Instances -> [u], the step of each (K t + k), and K; or why the SCoP has no time loop."""
-    node = scop.schedule.get_root()
-    while node.get_type() in (NT.domain, NT.context, NT.mark) and node.n_children() == 1:
-        node = node.child(0)
-    if node.get_type() != NT.band:
-        return "the SCoP's statements are not all inside one outermost loop (no time loop)"
-    time = isl.UnionMap.from_multi_union_pw_aff(node.band_get_partial_schedule())
-    if node.band_n_member() != 1:
+def _steps(band: isl.ScheduleNode, dependences: isl.UnionMap) -> tuple[isl.UnionMap, int] | str:
+    """Instances -> [u], the step of each (K t + k), and K; or why the loop is no time loop."""
+    time = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
+    if band.band_n_member() != 1:
         time = time.apply_range(isl.UnionMap.from_map(_first_of(time)))
-    child = node.child(0)
+    child = band.child(0)
     sweeps = [filter_instances(child.child(k)) for k in range(child.n_children())] \
         if child.get_type() == NT.sequence else [child.get_domain()]
-    ctx = scop.ctx
+    ctx = band.get_ctx()
     parts = []
     for k, sweep in enumerate(sweeps):
         step = isl.Map.read_from_str(ctx, f"{{ [t] -> [{len(sweeps)} * t + {k}] }}")
@@ -134,8 +207,8 @@ def _steps(scop: Scop, dependences: isl.UnionMap) -> tuple[isl.UnionMap, int] | 
     steps = parts[0]
     for part in parts[1:]:
         steps = steps.union(part)
-    if not carried_outermost(scop.schedule, dependences):
-        return "its outermost loop carries no dependence (no time loop)"
+    if zero_distance(dependences, time):
+        return "its outer loop carries no dependence (no time loop)"
     return steps, len(sweeps)
 
 
@@ -144,10 +217,12 @@ def _first_of(time: isl.UnionMap) -> isl.Map:
     return isl.Map.read_from_str(time.get_ctx(), f"{{ [{', '.join(f'a{k}' for k in range(n))}] -> [a0] }}")
 
 
-def _space(scop: Scop) -> dict[str, isl.Map] | str:
+def _space(scop: Scop, names: frozenset[str]) -> dict[str, isl.Map] | str:
     """Each statement's space coordinates: the subscripts of the one element it writes."""
     found: dict[str, isl.Map] = {}
     for stmt in scop.statements:
+        if stmt.name not in names:
+            continue
         writes = [a for a in stmt.accesses if a.is_write]
         if len(writes) != 1 or not writes[0].exact or not writes[0].must:
             return f"{stmt.name} (line {stmt.line}) does not write exactly one array element"
@@ -310,18 +385,18 @@ def _shifted(tiles: HybridTiles, phase: tuple[int, ...]) -> list[str]:
             for s, (slope, bit) in enumerate(zip(tiles.slopes, phase))]
 
 
-def _tree(scop: Scop, at: isl.UnionMap, tiles: HybridTiles) -> isl.Schedule:
-    """band T (host) / sequence of phases / mark / band of steps / band of space."""
-    ctx = scop.ctx
+def _tree(leaf: isl.ScheduleNode, tiles: HybridTiles, index: int) -> isl.Schedule:
+    """At `leaf` (where the loop's instances run): band T (host) / sequence of phases /
+    mark `hybrid_steps<index>` / band of steps / band of space."""
+    ctx = leaf.get_ctx()
     dims = len(tiles.slopes)
     h = tiles.height
-    domain = at.domain()
+    at = tiles.at
 
     def values(body: str) -> isl.MultiUnionPwAff:
         return isl.MultiUnionPwAff.from_union_map(at.apply_range(_on_positions(ctx, dims, body)))
 
-    node = isl.Schedule.from_domain(domain).get_root().child(0)
-    node = node.insert_partial_schedule(values(f"floor(u / {h})"))
+    node = leaf.insert_partial_schedule(values(f"floor(u / {h})"))
     phases = _phases(tiles)
     filters = [at.intersect_range(isl.UnionSet.from_set(_phase_positions(ctx, tiles, p))).domain() for p in phases]
     node = node.child(0)
@@ -334,16 +409,16 @@ def _tree(scop: Scop, at: isl.UnionMap, tiles: HybridTiles) -> isl.Schedule:
         for m in range(dims):
             band = band.band_member_set_coincident(m, 1)
         steps = band.insert_partial_schedule(values(f"u - {h} * floor(u / {h})").intersect_domain(filters[k]))
-        node = steps.insert_mark(isl.Id(HYBRID_STEPS, context=ctx)).parent()
+        node = steps.insert_mark(isl.Id(f"{HYBRID_STEPS}{index}", context=ctx)).parent()
         if len(phases) > 1:
             node = node.parent()
     return node.get_schedule()
 
 
-def _violated(schedule: isl.Schedule, at: isl.UnionMap, tiles: HybridTiles,
-              dependences: isl.UnionMap) -> str | None:
+def _violated(tiles: HybridTiles, dependences: isl.UnionMap) -> str | None:
     """Why the tiles' order breaks a dependence, or None: the source must be in an
     earlier band or phase, or in the same tile of the same launch at an earlier step."""
+    at = tiles.at
     ctx = at.get_ctx()
     dims = len(tiles.slopes)
     h = tiles.height

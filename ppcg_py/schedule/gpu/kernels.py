@@ -148,7 +148,7 @@ class KernelMapper:
                  first_kernel: int = 0, host: frozenset[str] = frozenset(),
                  pinned: frozenset[str] = frozenset(), dependences: isl.UnionMap | None = None,
                  device: DeviceSizing | None = None, reductions: Sequence[ReducedLocation] = (),
-                 serial_sums: bool = True, hybrid: HybridTiles | None = None) -> None:
+                 serial_sums: bool = True, hybrid: tuple[HybridTiles, ...] = ()) -> None:
         self.options, self.sizes, self.names = options, sizes, names
         self.serial_sums = serial_sums    # sums between serial statements get threads (_reduction_band)
         self.device = device              # sizes chosen for the GPU, where the user gave none
@@ -163,8 +163,9 @@ class KernelMapper:
         self.mixed = False                # a leaf held a pinned statement and a device one
         self._reduction_bands: dict[tuple[str, str], bool] = {}
         self._loop_threads: int | None = None   # inside a one-block launch: its threads
-        self.hybrid = hybrid              # the split tiles' sizes (schedule/gpu/hybrid.py)
-        self._in_hybrid = False           # inside a launch of split tiles: their sizes
+        self.hybrid = hybrid              # the split tiles, by their marks' number (schedule/gpu/hybrid.py)
+        self._tiled_in_time = frozenset().union(*(statement_names(t.at.domain()) for t in hybrid))
+        self._in_hybrid: HybridTiles | None = None    # inside a launch of split tiles: they
 
     def run(self, schedule: isl.Schedule) -> isl.Schedule:
         return self.visit(schedule.get_root()).get_schedule()
@@ -192,7 +193,7 @@ class KernelMapper:
                     return self.visit(split)
                 return self.visit(node.child(0)).parent()   # a host loop (all its members), kernels inside
             return self.band(node)
-        if kind == NT.mark and node.mark_get_id().get_name() == HYBRID_STEPS:
+        if kind == NT.mark and node.mark_get_id().get_name().startswith(HYBRID_STEPS):
             return self._hybrid_steps(node)
         if node.n_children() == 0:
             return node
@@ -202,24 +203,24 @@ class KernelMapper:
         """A band of steps of split tiles (schedule/gpu/hybrid.py): its kernels sized as the
         tiles are, all in one launch whose blocks each run one tile's steps in order; where
         that launch cannot be made, the host loops over the steps (one launch each)."""
+        self._in_hybrid = self.hybrid[int(mark.mark_get_id().get_name()[len(HYBRID_STEPS):])]
         steps = mark.delete()
-        self._in_hybrid = True
         try:
-            threads = math.prod(self.hybrid.sizes.block)
+            threads = math.prod(self._in_hybrid.sizes.block)
             mapped = self._in_one_block(steps, threads, HYBRID_LAUNCH, lambda n: self.visit(n.child(0)).parent(), 1)
             return mapped if mapped is not None else self.visit(steps.child(0)).parent()
         finally:
-            self._in_hybrid = False
+            self._in_hybrid = None
 
     def _hybrid_counted(self, domain: isl.UnionSet) -> Counted | None:
         """Inside a launch of split tiles: the whole of the kernel's statements, of which
         each phase runs its share, launched once per band of steps."""
-        if not self._in_hybrid or self.hybrid.bands is None:
+        if self._in_hybrid is None:
             return None
         names = statement_names(domain)
-        bands = union_of([isl.UnionMap.from_map(m) for m in maps_of(self.hybrid.bands)
+        bands = union_of([isl.UnionMap.from_map(m) for m in maps_of(self._in_hybrid.bands)
                           if m.get_tuple_name(isl.dim_type.in_) in names])
-        return Counted(bands.domain(), 1.0 / self.hybrid.phases, bands)
+        return Counted(bands.domain(), 1.0 / self._in_hybrid.phases, bands)
 
     def _on_host(self, node: isl.ScheduleNode) -> bool:
         """Whether what the node runs is host statements only (a filter's own domain is what
@@ -347,7 +348,7 @@ class KernelMapper:
         CUDA with sizes ppcg-py chooses, not inside another such block, nothing pinned to the host."""
         return self.device is not None and self.device.choose and self.options.device_loops \
             and self.options.target == "cuda" and self._loop_threads is None \
-            and not statements_below(node) & self.pinned and self.hybrid is None
+            and not statements_below(node) & (self.pinned | self._tiled_in_time)
 
     def _in_one_block(self, node: isl.ScheduleNode, threads: int | None, prefix: str,
                       visit_below: Callable[[isl.ScheduleNode], isl.ScheduleNode],
@@ -423,8 +424,8 @@ class KernelMapper:
                reduction: bool = False) -> tuple[KernelSizes, str]:
         """The user's sizes for the kernel, else those chosen for the device, else PPCG's.
         With `reduction`, member `lead` is mapped to threads too (not to blocks)."""
-        if self._in_hybrid:
-            return self.hybrid.sizes, "split tiles along time (--hybrid)"
+        if self._in_hybrid is not None:
+            return self._in_hybrid.sizes, "split tiles along time (--hybrid)"
         if self._loop_threads is not None:
             return (device_loop_sizes(band.band_n_member(), lead, reduction, self._loop_threads),
                     f"one block of {self._loop_threads} threads")
