@@ -187,8 +187,6 @@ def _hybrid(scop: Scop, options: Options, every: isl.UnionMap, device: DeviceSiz
         return "it applies to the CUDA target (its launches run several steps in a device loop)"
     if device is None or not device.choose:
         return "sizes are given (--sizes or --ppcg-defaults): the hybrid tiles choose their own"
-    if any(s.calls for s in scop.statements):
-        return "a statement calls a function"
     return hybrid_schedule(scop, every, device.in_bounds, schedule)
 
 

@@ -223,6 +223,8 @@ def _space(scop: Scop, names: frozenset[str]) -> dict[str, isl.Map] | str:
     for stmt in scop.statements:
         if stmt.name not in names:
             continue
+        if stmt.calls:
+            return f"{stmt.name} (line {stmt.line}) calls '{stmt.calls[0]}', which runs on the host"
         writes = [a for a in stmt.accesses if a.is_write]
         if len(writes) != 1 or not writes[0].exact or not writes[0].must:
             return f"{stmt.name} (line {stmt.line}) does not write exactly one array element"
