@@ -125,3 +125,19 @@ def test_a_time_loop_among_other_statements_verifies(tmp_path):
     report = verify(VerifyConfig(source=HERE / "init_then_stencil.c", ppcg_args=("--hybrid",), orders=ORDERS,
                                  data_type="float"), tmp_path / "verify")
     assert report.ok, report.summary()
+
+
+@pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d"])
+def test_split_tiles_build_with_clang(tmp_path, kernel):
+    """clang/LLVM's NVPTX back end builds the launches of split tiles (ptxas checks its PTX)."""
+    from ppcg_py.verify.clang import clang_available, clang_check, ptxas_path
+
+    if not clang_available() or ptxas_path() is None:
+        pytest.skip("clang++-22 or ptxas not installed (make clang)")
+    source = kernel_source(kernel)
+    proc, kernels, _ = _ppcg(tmp_path, source, "--hybrid")
+    assert proc.returncode == 0 and "hybrid_launch0" in kernels, proc.stderr
+    files = sorted((tmp_path / "out").glob("*.cu"))
+    resources = clang_check(files, tmp_path / "out" / f"{kernel}_kernel.cu",
+                            include_dirs=(str(POLYBENCH / "utilities"), str(source.parent)))
+    assert {f"hybrid_launch{k}" for k in range(4)} <= set(resources)
