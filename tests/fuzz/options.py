@@ -150,14 +150,7 @@ def _shuffled_shape(args: list[str], rng: random.Random) -> list[str]:
     """`args` with sizes whose whole tiles shuffle (rows of 8 or 16 lanes, whole warps,
     tiles a multiple of the blocks, small enough for the generator's extents), in place
     of the sizes they named: random sizes rarely have such a shape."""
-    kept, skip = [], False
-    for arg in args:
-        if skip:
-            skip = False
-        elif arg in ("--tile-sizes", "-S", "--sizes"):
-            skip = True
-        else:
-            kept.append(arg)
+    kept = _without_sizes(args)
     width = rng.choice((8, 16))
     rows = 32 // width
     tile = f"{rows * rng.choice((1, 2))},{width * rng.choice((1, 2))}"
