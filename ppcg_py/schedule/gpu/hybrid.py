@@ -99,7 +99,7 @@ def hybrid_schedule(scop: Scop, dependences: isl.UnionMap, in_bounds: isl.UnionS
     for band, instances in loops:
         place = _place(schedule, instances)
         if place is None:
-            notes.append(f"the loop at {_where(scop, instances)}: isl's schedule mixes its statements with others")
+            notes.append(f"the loop at {_where(scop, instances)}: isl's schedule runs its statements with others, or inside a loop")
             continue
         inside = dependences.intersect_domain(instances).intersect_range(instances)
         tiles = _split_tiles(scop, band, instances, inside, in_bounds.intersect(instances))
@@ -145,14 +145,16 @@ def _time_loops(scop: Scop, dependences: isl.UnionMap) -> list[tuple[isl.Schedul
 
 
 def _place(schedule: isl.Schedule, instances: isl.UnionSet) -> isl.ScheduleNode | None:
-    """Where isl's schedule runs exactly `instances` apart from the other statements: the
-    whole tree, or the child of a filter (of a sequence or set) that selects just them.
-    Replacing that subtree reorders only the loop's own instances."""
+    """Where isl's schedule runs exactly `instances` apart from the other statements, with
+    no loop around: the whole tree, or the child of a filter (of a sequence or set) that
+    selects just them. Replacing that subtree reorders only the loop's own instances."""
     root = schedule.get_root().child(0)
     if root.get_domain().is_equal(instances):
         return root
 
     def search(node: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        if node.get_type() == NT.band:
+            return None     # below a loop of isl's, which may become a kernel's
         if node.get_type() == NT.filter and filter_instances(node).is_equal(instances):
             return node.child(0)
         for k in range(node.n_children()):
