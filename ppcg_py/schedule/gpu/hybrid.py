@@ -99,7 +99,8 @@ def hybrid_schedule(scop: Scop, dependences: isl.UnionMap, in_bounds: isl.UnionS
     for band, instances in loops:
         place = _place(schedule, instances)
         if place is None:
-            notes.append(f"the loop at {_where(scop, instances)}: isl's schedule runs its statements with others, or inside a loop")
+            notes.append(f"the loop at {_where(scop, instances)}: isl's schedule runs its statements with "
+                         "others, or inside a loop")
             continue
         inside = dependences.intersect_domain(instances).intersect_range(instances)
         tiles = _split_tiles(scop, band, instances, inside, in_bounds.intersect(instances))
