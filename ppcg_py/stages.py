@@ -29,7 +29,7 @@ from .memory import MemoryPlan, plan_memory
 from .options import Options
 from .schedule.cpu import CpuSchedule, schedule_for_cpu
 from .schedule.gpu import GpuSchedule, schedule_scop
-from .schedule.gpu.device_loops import DEVICE_LOOP
+from .schedule.gpu.device_loops import DEVICE_LOOP, HYBRID_LAUNCH
 from .schedule.gpu.work import describe as describe_work
 from .schedule.plan import ScheduledScop, used_sizes
 from .schedule.sizes import format_sizes
@@ -273,6 +273,15 @@ def _crossing(crosses: bool, box, context: isl.Set) -> str:
                      if box else "(whole)")
 
 
+def _launched_in(launch: str) -> str:
+    """-v: how the one launch that runs a kernel runs it (schedule/gpu/device_loops.py)."""
+    if launch.startswith(HYBRID_LAUNCH):
+        return "one launch runs a band of steps, each block one tile, a barrier after each step"
+    if launch.startswith(DEVICE_LOOP):
+        return "one launch of one block runs it and the loop around it"
+    return "one launch of one block runs it and the kernels next to it"
+
+
 def _placement(group) -> str:
     if group.placement == "global":
         return "global"
@@ -301,9 +310,8 @@ def _report(plans, card: GpuTarget) -> None:
             print(f"ppcg-py: {kernel.name} ({scheduled.scop.function}): {mapping}; "
                   f"shared memory {kmem.shared_bytes} bytes"
                   + (f"; sizes {kernel.sizes_reason}" if kernel.sizes_reason else "")
-                  + (f"; in {kernel.launched_in} (one launch of one block runs it "
-                     + ("and the loop around it)" if kernel.launched_in.startswith(DEVICE_LOOP) else
-                        "and the kernels next to it)") if kernel.launched_in else ""), file=sys.stderr)
+                  + (f"; in {kernel.launched_in} ({_launched_in(kernel.launched_in)})" if kernel.launched_in else ""),
+                  file=sys.stderr)
             for g in kmem.groups:
                 print(f"ppcg-py:   {kernel.name} group {g.array}: {_placement(g)} ({g.reason})", file=sys.stderr)
             for shuffle in kmem.shuffles:
