@@ -141,3 +141,14 @@ def test_split_tiles_build_with_clang(tmp_path, kernel):
     resources = clang_check(files, tmp_path / "out" / f"{kernel}_kernel.cu",
                             include_dirs=(str(POLYBENCH / "utilities"), str(source.parent)))
     assert {f"hybrid_launch{k}" for k in range(4)} <= set(resources)
+
+
+def test_buffers_chosen_by_the_step_verify(tmp_path):
+    """Pluto's `A[(t + 1) % 2][i][j]` from `A[t % 2]`: the buffer subscript follows from the
+    step, so the positions are (i, j), split along both."""
+    proc, _, _ = _ppcg(tmp_path, HERE / "parity_buffers.c", "--hybrid")
+    assert proc.returncode == 0, proc.stderr
+    assert NOTE.search(proc.stderr).groups() == ("16 x 32", "0, 1", "8", "4"), proc.stderr
+    report = verify(VerifyConfig(source=HERE / "parity_buffers.c", ppcg_args=("--hybrid",), orders=ORDERS),
+                    tmp_path / "verify")
+    assert report.ok, report.summary()

@@ -173,7 +173,7 @@ def _split_tiles(scop: Scop, band: isl.ScheduleNode, instances: isl.UnionSet, de
     if isinstance(steps, str):
         return steps
     step_map, per_iteration = steps
-    space = _space(scop, statement_names(instances))
+    space = _space(scop, statement_names(instances), step_map)
     if isinstance(space, str):
         return space
     at = _positions(step_map, space)
@@ -220,8 +220,11 @@ def _first_of(time: isl.UnionMap) -> isl.Map:
     return isl.Map.read_from_str(time.get_ctx(), f"{{ [{', '.join(f'a{k}' for k in range(n))}] -> [a0] }}")
 
 
-def _space(scop: Scop, names: frozenset[str]) -> dict[str, isl.Map] | str:
-    """Each statement's space coordinates: the subscripts of the one element it writes."""
+def _space(scop: Scop, names: frozenset[str], steps: isl.UnionMap) -> dict[str, isl.Map] | str:
+    """Each statement's space coordinates: the subscripts of the one element it writes,
+    but those that follow from the step alone and vary with it (Pluto's buffers
+    `A[(t + 1) % 2][i]`: the buffer is the step's, the position `i`; fdtd-2d's `ey[0][j]`
+    keeps its row)."""
     found: dict[str, isl.Map] = {}
     for stmt in scop.statements:
         if stmt.name not in names:
@@ -234,6 +237,13 @@ def _space(scop: Scop, names: frozenset[str]) -> dict[str, isl.Map] | str:
         index = writes[0].index.intersect_domain(stmt.domain)
         if index.dim(isl.dim_type.out) == 0:
             return f"{stmt.name} (line {stmt.line}) writes a scalar"
+        step = maps_of(steps.intersect_domain(isl.UnionSet.from_set(stmt.domain)))[0]
+        for k in reversed(range(index.dim(isl.dim_type.out))):
+            alone = index.project_out(isl.dim_type.out, k + 1, index.dim(isl.dim_type.out) - k - 1) \
+                .project_out(isl.dim_type.out, 0, k)
+            if index.dim(isl.dim_type.out) > 1 and not alone.range().is_singleton() \
+                    and step.reverse().apply_range(alone).is_single_valued():
+                index = index.project_out(isl.dim_type.out, k, 1)
         found[stmt.name] = index.reset_tuple_id(isl.dim_type.out)
     ranks = {m.dim(isl.dim_type.out) for m in found.values()}
     if len(ranks) != 1:
