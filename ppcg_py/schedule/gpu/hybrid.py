@@ -36,12 +36,13 @@ come from the original loops instead, so they do.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from ...extract.model import Scop
-from ...isl_context import filter_instances, maps_of, statement_names, union_set_list
+from ...isl_context import filter_instances, maps_of, statement_names, union_of, union_set_list
 from ..parallel import zero_distance
 from ..sizes import KernelSizes
 
@@ -169,10 +170,7 @@ def _place(schedule: isl.Schedule, instances: isl.UnionSet) -> isl.ScheduleNode 
 def _split_tiles(scop: Scop, band: isl.ScheduleNode, instances: isl.UnionSet, dependences: isl.UnionMap,
                  in_bounds: isl.UnionSet) -> HybridTiles | str:
     """The split tiles of one time loop, their order checked, or why there are none."""
-    steps = _steps(band, dependences)
-    if isinstance(steps, str):
-        return steps
-    step_map, per_iteration = steps
+    step_map, per_iteration = _steps(band)
     space = _space(scop, statement_names(instances), step_map)
     if isinstance(space, str):
         return space
@@ -194,8 +192,9 @@ def _split_tiles(scop: Scop, band: isl.ScheduleNode, instances: isl.UnionSet, de
     return broken if broken else tiles
 
 
-def _steps(band: isl.ScheduleNode, dependences: isl.UnionMap) -> tuple[isl.UnionMap, int] | str:
-    """Instances -> [u], the step of each (K t + k), and K; or why the loop is no time loop."""
+def _steps(band: isl.ScheduleNode) -> tuple[isl.UnionMap, int]:
+    """Instances -> [u], the step of each (K t + k), and K (the time loop `band` carries a
+    dependence: `_time_loops` asked)."""
     time = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
     if band.band_n_member() != 1:
         time = time.apply_range(isl.UnionMap.from_map(_first_of(time)))
@@ -207,12 +206,7 @@ def _steps(band: isl.ScheduleNode, dependences: isl.UnionMap) -> tuple[isl.Union
     for k, sweep in enumerate(sweeps):
         step = isl.Map.read_from_str(ctx, f"{{ [t] -> [{len(sweeps)} * t + {k}] }}")
         parts.append(time.intersect_domain(sweep).apply_range(isl.UnionMap.from_map(step)))
-    steps = parts[0]
-    for part in parts[1:]:
-        steps = steps.union(part)
-    if zero_distance(dependences, time):
-        return "its outer loop carries no dependence (no time loop)"
-    return steps, len(sweeps)
+    return union_of(parts), len(sweeps)
 
 
 def _first_of(time: isl.UnionMap) -> isl.Map:
@@ -317,20 +311,13 @@ def _tiles(per_iteration: int, slopes: tuple[int, ...], at: isl.UnionMap,
         periods.append(max(lowest, 1 << (least - 1).bit_length()))
     block = list(periods)
     k = 0
-    while _product(block) > _MAX_THREADS:
+    while math.prod(block) > _MAX_THREADS:
         while block[k] == 1:
             k += 1
         block[k] //= 2
     grid = tuple(_tile_count(positions, s + 1, periods[s], slopes[s] * (height - 1) if split[s] else 0)
                  for s in range(min(2, dims)))
     return HybridTiles(height, slopes, split, tuple(periods), KernelSizes(tuple(periods), tuple(block), grid))
-
-
-def _product(values) -> int:
-    result = 1
-    for v in values:
-        result *= v
-    return result
 
 
 def _tile_count(positions: isl.UnionSet, dim: int, period: int, shift: int) -> int:
