@@ -10,7 +10,8 @@ from dataclasses import replace
 import pytest
 
 from ppcg_py.schedule.cpu.cache_sizes import (Caches, blocked_tile_sizes, cache_tile_sizes, edge_free_columns,
-                                              host_caches, shared_tile_size, worth_tiling)
+                                              host_caches, host_vector_bytes, shared_tile_size, vector_bytes,
+                                              worth_tiling)
 from ppcg_py.schedule.cpu.point_order import access_steps, point_order
 
 from polybench_cases import POLYBENCH, kernel_source
@@ -34,6 +35,25 @@ def test_caches_are_read_from_sysfs(tmp_path):
 
 def test_caches_default_without_sysfs(tmp_path):
     assert host_caches.__wrapped__(tmp_path / "missing") == Caches(32 * 1024, 512 * 1024)
+
+
+@pytest.mark.parametrize("flags, expected", [("fpu sse2 avx avx2 avx512f avx512dq", 64), ("fpu sse2 avx avx2", 32),
+                                             ("fpu sse2", 16), ("fp asimd", None)])
+def test_vector_width_is_read_from_the_cpu_flags(tmp_path, flags, expected):
+    info = tmp_path / "cpuinfo"
+    info.write_text(f"processor\t: 0\nmodel name\t: some CPU\nflags\t\t: {flags}\n\nprocessor\t: 1\n")
+    assert host_vector_bytes.__wrapped__(info) == expected
+
+
+def test_vector_width_without_cpuinfo_is_unknown(tmp_path):
+    assert host_vector_bytes.__wrapped__(tmp_path / "missing") is None
+
+
+def test_the_environment_names_the_vector_width_of_another_machine(monkeypatch):
+    monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "32")
+    assert vector_bytes() == 32
+    monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "")
+    assert vector_bytes() == host_vector_bytes()
 
 
 def _band_facts(kernel: str):

@@ -23,7 +23,7 @@ ODD_SIZES = "3,5,7,6"       # no PolyBench extent is a multiple of them
 _SERIAL_SHORT: dict[str, dict[str, int]] = defaultdict(dict, {"trisolv": {"min_parallel_work": 41}})
 
 
-def _schedules(kernel: str, dataset: str, **options):
+def _schedules(kernel: str, dataset: str, defines: tuple[str, ...] = (), **options):
     from ppcg_py.extract import extract_program
     from ppcg_py.isl_context import new_context
     from ppcg_py.options import Options
@@ -32,7 +32,7 @@ def _schedules(kernel: str, dataset: str, **options):
     source = kernel_source(kernel)
     program = extract_program(str(source), new_context(), include_dirs=(str(POLYBENCH / "utilities"),
                                                                         str(source.parent)),
-                              defines=(f"{dataset}_DATASET",))
+                              defines=(f"{dataset}_DATASET", *defines))
     options = {"target": "c", "openmp": True, "tile": True, **options}
     return [schedule_for_cpu(scop, Options(**options)) for scop in program.scops]
 
@@ -70,12 +70,52 @@ def test_wavefront_loops_carry_only_private_scalars(kernel):
 
 
 @pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d", "fdtd-2d", "seidel-2d", "lu", "trisolv"])
-def test_time_tiles_verify_with_1_2_4_threads(kernel, tmp_path):
-    """Sizes that divide no extent: partial tiles at every edge, wavefronts of a few tiles."""
+def test_time_tiles_verify_with_1_2_4_threads(kernel, tmp_path, monkeypatch):
+    """Sizes that divide no extent: partial tiles at every edge, wavefronts of a few tiles;
+    code for 64-byte vectors, so that the stencils' rows are `omp simd` loops of 4."""
+    monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "64")
     args = ("--tile", "--time-tiles=always", f"--tile-sizes={ODD_SIZES}",
             *(f"--min-parallel-work={work}" for work in _SERIAL_SHORT[kernel].values()))
     report = verify(kernel_config(kernel, dataset="MINI", ppcg_args=args, target="c"), tmp_path)
     assert report.ok, report.summary()
+
+
+@pytest.mark.parametrize("vector_bytes, data_type, lanes", [("64", "double", 4), ("64", "float", 8),
+                                                            ("32", "double", 0), ("", "double", None)])
+@pytest.mark.parametrize("kernel, rows", [("jacobi-2d", 2), ("heat-3d", 2), ("fdtd-2d", 2), ("lu", 0)])
+def test_rows_reading_neighbours_run_vectors_of_half_a_cache_line(kernel, rows, vector_bytes, data_type, lanes,
+                                                                monkeypatch):
+    """Where the CPU's vectors are a cache line wide, each statement's row of a time tile
+    that reads its neighbours (`A[k - 1]`, `A[k + 1]`) is an `omp simd` loop of half a
+    line (4 doubles, 8 floats); with 32-byte vectors the compiler chooses. fdtd-2d's
+    `ey` reads its neighbours along `i`, not along its row; lu's rows read none. Each
+    such loop carries no dependence."""
+    from ppcg_py.schedule.cpu.cache_sizes import host_vector_bytes
+
+    monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", vector_bytes)
+    if lanes is None:       # this machine's vectors
+        lanes = 0 if (host_vector_bytes() or 0) < 64 else 4
+    defines = ("DATA_TYPE_IS_FLOAT",) if data_type == "float" else ()
+    plan = _schedules(kernel, "MINI", defines, time_tiles="always", cache_tiles=True)[0]
+    assert plan.time_tiled
+    assert [loop.lanes for loop in plan.vector_loops] == ([lanes] * rows if lanes else [])
+    deps = plan.dependences
+    every = (deps.tagged_flow.union(deps.tagged_false).union(deps.tagged_order).domain_factor_domain()
+             .range_factor_domain().union(deps.array_false).union(deps.forced))
+    for loop in plan.vector_loops:
+        same = loop.host_schedule.apply_range(loop.host_schedule.reverse())
+        inside = every.intersect_domain(loop.domain).intersect_range(loop.domain).intersect(same)
+        own = loop.point_schedule.apply_range(loop.point_schedule.reverse())
+        assert inside.is_subset(own), (kernel, loop.name, str(inside.subtract(own)))
+
+
+def test_heat_3d_says_how_wide_its_rows_vectors_are(tmp_path, monkeypatch):
+    monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "64")
+    proc = _ppcg(tmp_path, "heat-3d", "--time-tiles=always")
+    assert proc.returncode == 0, proc.stderr
+    assert "in parallel; rows reading their neighbours in vectors of 4 elements" in proc.stderr
+    text = (tmp_path / "heat-3d.ppcg.c").read_text()
+    assert text.count("#pragma omp simd simdlen(4)") == 6, text    # each statement's rows, separated
 
 
 def _ppcg(tmp_path, kernel: str, *args: str) -> subprocess.CompletedProcess:

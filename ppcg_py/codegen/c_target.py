@@ -251,7 +251,9 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
             return [_register_block(block, local, scop.array(block.tile.array).element_type, body,
                                     element, iterators)]
         if name in vector_loops:
-            return _with_pragma(body, c_ast.Pragma(vector_pragma), iterators[vector_loops[name].depth])
+            loop = vector_loops[name]
+            width = f" simdlen({loop.lanes})" if openmp and loop.lanes else ""
+            return _with_pragma(body, c_ast.Pragma(vector_pragma + width), iterators[loop.depth])
         loop = loops.get(name)
         if loop is None:
             return body

@@ -52,7 +52,7 @@ from ..private import changed_values, privatize
 from ..scheduler import compute_schedule, scheduling_start
 from ..sizes import KernelSizes, kernel_sizes, user_sizes
 from .cache_sizes import (blocked_tile_sizes, cache_tile_sizes, edge_free_columns, element_bytes, shared_tile_size,
-                          host_caches, shares_fit, worth_tiling)
+                          host_caches, shares_fit, vector_bytes, worth_tiling)
 from .epilogues import epilogues_apart
 from .full_tiles import with_full_tiles_isolated
 from .load_balance import uneven_work
@@ -66,8 +66,9 @@ from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, e
                          reduction_loops, relax, serial_chains)
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked, narrow_block
 from .sinking import members_sunk
-from .time_tiles import (carried_outermost, fits_in_l2, in_source_order, recurrent_rows, rows_apart, separated,
-                         time_band, time_tile_sizes, wavefront, whole_rows, with_members_whole, with_row_segments)
+from .time_tiles import (carried_outermost, fits_in_l2, in_source_order, recurrent_rows, row_lanes, rows_apart,
+                         separated, time_band, time_tile_sizes, wavefront, whole_rows, with_members_whole,
+                         with_row_segments)
 
 __all__ = ["CpuSchedule", "ParallelLoop", "schedule_for_cpu"]
 
@@ -97,6 +98,8 @@ class ParallelLoop:
     # no barrier after each execution: the serial loops around it (under the mark
     # `omp_nowaitN` above them) give each thread the same iterations every time (nowait.py)
     nowait: bool = False
+    # a vector loop's width in elements (OpenMP's `simdlen`), 0: the compiler's choice
+    lanes: int = 0
 
     @property
     def name(self) -> str:
@@ -376,6 +379,9 @@ def _time_tiles_note(start: str, walk: _Walk, first: int) -> str:
     how = "untiled" if not sizes else (f"kernel[{first}] tiles of {' x '.join(shown)} "
                                        + ("in wavefronts, the tiles of each in parallel" if walk.options.openmp
                                           else "in order"))
+    lanes = sorted({loop.lanes for loop in walk.vector_loops if loop.lanes})
+    if lanes and walk.options.openmp:
+        how += f"; rows reading their neighbours in vectors of {' or '.join(map(str, lanes))} elements"
     return f"{start}: {how}"
 
 
@@ -724,11 +730,28 @@ def _time_tiled(band: isl.ScheduleNode, walk: _Walk, number: int) -> isl.Schedul
         whole = _asked_whole(walk, number, n)
     tiles = with_members_whole(band_tiled(band, tile), band.band_get_partial_schedule(), whole)
     points = in_source_order(separated(permuted(tiles.child(0), order)), walk.scop)
-    tiles = rows_apart(points, walk.dependences).parent()
+    tiles = _vector_rows(rows_apart(points, walk.dependences), walk).parent()
     if walk.options.openmp:
         tiles = wavefront(tiles)
     walk.band_sizes.append(KernelSizes(tile, (), (), (), order, whole=whole))
     return tiles
+
+
+def _vector_rows(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
+    """`node`'s subtree with each one-statement row of a time tile that reads neighbours
+    along itself (`row_lanes`) under an `omp_simdN` mark of that width. Its loop carries
+    no dependence: the statement has none along the band's innermost member with the
+    others held (`rows_vectorise`). Returns `node`."""
+    if node.get_type() == NT.band and node.band_n_member() == 1 and node.child(0).get_type() == NT.leaf:
+        lanes = row_lanes(node, walk.scop, vector_bytes())
+        if not lanes:
+            return node
+        loop = replace(_loop_at(node, len(walk.vector_loops)), mark=SIMD_MARK, lanes=lanes)
+        walk.vector_loops.append(loop)
+        return node.insert_mark(isl.Id(loop.name, context=node.get_ctx()))
+    for k in range(node.n_children()):
+        node = _vector_rows(node.child(k), walk).parent()
+    return node
 
 
 def _asked_whole(walk: _Walk, number: int, n: int) -> tuple[int, ...]:

@@ -121,6 +121,30 @@ def blocked_tile_sizes(tile: tuple[int, ...], rows: tuple[int, int], columns: tu
     return tuple(sizes)
 
 
+CPU_INFO = Path("/proc/cpuinfo")
+VECTOR_BYTES_VARIABLE = "PPCG_PY_VECTOR_BYTES"
+
+
+def vector_bytes() -> int | None:
+    """The width of the vectors the C target's code is for, in bytes: the environment's
+    PPCG_PY_VECTOR_BYTES (code for another machine), else this machine's."""
+    given = os.environ.get(VECTOR_BYTES_VARIABLE, "")
+    return int(given) if given.isdigit() else host_vector_bytes()
+
+
+@lru_cache(maxsize=1)
+def host_vector_bytes(info: Path = CPU_INFO) -> int | None:
+    """The widest vectors of this machine's x86 CPU, in bytes (its flags: avx512f 64,
+    avx 32, sse2 16), or None where /proc/cpuinfo does not say (another architecture)."""
+    try:
+        text = info.read_text()
+    except OSError:
+        return None
+    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    widths = {"avx512f": 64, "avx": 32, "sse2": 16}
+    return next((bytes_ for flag, bytes_ in widths.items() if flag in flags), None)
+
+
 @lru_cache(maxsize=1)
 def host_threads() -> int:
     """The threads OpenMP runs by default here: the cores this process may use."""
