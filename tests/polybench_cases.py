@@ -1,6 +1,8 @@
 """Shared helpers: the project's PolyBench-style kernels and the verification harness."""
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,3 +28,16 @@ def kernel_config(name: str, *, dataset: str = "SMALL", ppcg_args: tuple[str, ..
     return VerifyConfig(source=src, include_dirs=(str(POLYBENCH / "utilities"), str(src.parent)),
                         defines=(f"{dataset}_DATASET",), extra_c_sources=(str(POLYBENCH_C),),
                         ppcg_args=ppcg_args, **extra)
+
+
+def cuda_outputs(tmp_path: Path, source: Path, *args: str) -> tuple[subprocess.CompletedProcess, str, str]:
+    """ppcg-py -v on `source` (CUDA unless `args` say otherwise, PolyBench's headers on the
+    path): the process, the text of its kernel files and of its host files."""
+    out = tmp_path / "out"
+    out.mkdir(exist_ok=True)
+    includes = ["-I", str(POLYBENCH / "utilities"), "-I", str(source.parent)]
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "-v", *args, *includes, "-d", str(out), str(source)],
+                          capture_output=True, text=True, check=False)
+    kernels = "".join(p.read_text() for p in sorted(out.glob("*_kernel.cu")))
+    host = "".join(p.read_text() for p in sorted(out.glob("*.cu")) if not p.name.endswith("_kernel.cu"))
+    return proc, kernels, host

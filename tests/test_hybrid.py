@@ -5,14 +5,12 @@ three orders of the threads, at sizes that are no multiples of the tiles, agains
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from polybench_cases import POLYBENCH, kernel_config, kernel_source
+from polybench_cases import POLYBENCH, cuda_outputs, kernel_config, kernel_source
 from ppcg_py.verify.harness import VerifyConfig
 from ppcg_py.diagnostics import Diagnostics
 from ppcg_py.extract import extract_scops
@@ -30,17 +28,6 @@ NOTE = re.compile(r"--hybrid: split tiles of ([\d x]+) along .*\(cut into phases
                   r"(\d+) time steps? per launch, (\d+) launches")
 
 
-def _ppcg(tmp_path: Path, source: Path, *args: str) -> tuple[subprocess.CompletedProcess, str, str]:
-    out = tmp_path / "out"
-    out.mkdir(exist_ok=True)
-    includes = ["-I", str(POLYBENCH / "utilities"), "-I", str(source.parent)]
-    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "-v", *args, *includes, "-d", str(out), str(source)],
-                          capture_output=True, text=True, check=False)
-    kernels = "".join(p.read_text() for p in sorted(out.glob("*_kernel.cu")))
-    host = "".join(p.read_text() for p in sorted(out.glob("*.cu")) if not p.name.endswith("_kernel.cu"))
-    return proc, kernels, host
-
-
 @pytest.mark.parametrize("kernel, tiles, cut, steps, launches", [
     ("jacobi-1d", "128", "0", 16, 2),
     ("jacobi-2d", "32 x 32", "0, 1", 8, 4),
@@ -50,7 +37,7 @@ def _ppcg(tmp_path: Path, source: Path, *args: str) -> tuple[subprocess.Complete
 def test_stencils_get_split_tiles(tmp_path, kernel, tiles, cut, steps, launches):
     """Each launch runs several time steps of its tiles, a barrier after each step; the
     host loops over the bands of steps and launches each phase."""
-    proc, kernels, host = _ppcg(tmp_path, kernel_source(kernel), "--hybrid")
+    proc, kernels, host = cuda_outputs(tmp_path, kernel_source(kernel), "--hybrid")
     assert proc.returncode == 0, proc.stderr
     assert NOTE.search(proc.stderr).groups() == (tiles, cut, str(steps), str(launches)), proc.stderr
     functions = re.findall(r"__global__ void __launch_bounds__\(\d+\) (hybrid_launch\d+)", kernels)
@@ -65,7 +52,7 @@ def test_stencils_get_split_tiles(tmp_path, kernel, tiles, cut, steps, launches)
     ("gemm", "no loop around sweeps at its top level"),
 ])
 def test_where_it_does_not_apply_verbose_says_why(tmp_path, kernel, reason):
-    proc, kernels, _ = _ppcg(tmp_path, kernel_source(kernel), "--hybrid")
+    proc, kernels, _ = cuda_outputs(tmp_path, kernel_source(kernel), "--hybrid")
     assert proc.returncode == 0, proc.stderr
     assert f"--hybrid does not apply to the SCoP of 'kernel_{kernel.replace('-', '_')}': " in proc.stderr
     assert reason in proc.stderr
@@ -77,7 +64,7 @@ def test_where_it_does_not_apply_verbose_says_why(tmp_path, kernel, reason):
     (("--tile-sizes", "16,16"), "sizes are given"),
 ])
 def test_options_it_does_not_combine_with(tmp_path, args, reason):
-    proc, _, _ = _ppcg(tmp_path, kernel_source("jacobi-2d"), "--hybrid", *args)
+    proc, _, _ = cuda_outputs(tmp_path, kernel_source("jacobi-2d"), "--hybrid", *args)
     assert proc.returncode == 0, proc.stderr
     assert reason in proc.stderr
 
@@ -119,7 +106,7 @@ def test_stencils_with_split_tiles_verify(tmp_path, kernel, defines):
 def test_a_time_loop_among_other_statements_verifies(tmp_path):
     """The grid filled before the time loop and a row summed after it: isl's schedule
     keeps the loop under a filter of its own, whose subtree the split tiles replace."""
-    proc, kernels, _ = _ppcg(tmp_path, HERE / "init_then_stencil.c", "--hybrid")
+    proc, kernels, _ = cuda_outputs(tmp_path, HERE / "init_then_stencil.c", "--hybrid")
     assert proc.returncode == 0, proc.stderr
     assert NOTE.search(proc.stderr).groups() == ("32 x 32", "0, 1", "8", "4"), proc.stderr
     report = verify(VerifyConfig(source=HERE / "init_then_stencil.c", ppcg_args=("--hybrid",), orders=ORDERS,
@@ -135,7 +122,7 @@ def test_split_tiles_build_with_clang(tmp_path, kernel):
     if not clang_available() or ptxas_path() is None:
         pytest.skip("clang++-22 or ptxas not installed (make clang)")
     source = kernel_source(kernel)
-    proc, kernels, _ = _ppcg(tmp_path, source, "--hybrid")
+    proc, kernels, _ = cuda_outputs(tmp_path, source, "--hybrid")
     assert proc.returncode == 0 and "hybrid_launch0" in kernels, proc.stderr
     files = sorted((tmp_path / "out").glob("*.cu"))
     resources = clang_check(files, tmp_path / "out" / f"{kernel}_kernel.cu",
@@ -146,7 +133,7 @@ def test_split_tiles_build_with_clang(tmp_path, kernel):
 def test_buffers_chosen_by_the_step_verify(tmp_path):
     """Pluto's `A[(t + 1) % 2][i][j]` from `A[t % 2]`: the buffer subscript follows from the
     step, so the positions are (i, j), split along both."""
-    proc, _, _ = _ppcg(tmp_path, HERE / "parity_buffers.c", "--hybrid")
+    proc, _, _ = cuda_outputs(tmp_path, HERE / "parity_buffers.c", "--hybrid")
     assert proc.returncode == 0, proc.stderr
     assert NOTE.search(proc.stderr).groups() == ("16 x 32", "0, 1", "8", "4"), proc.stderr
     report = verify(VerifyConfig(source=HERE / "parity_buffers.c", ppcg_args=("--hybrid",), orders=ORDERS),

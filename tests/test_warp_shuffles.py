@@ -13,22 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from polybench_cases import POLYBENCH, kernel_config, kernel_source
+from polybench_cases import POLYBENCH, cuda_outputs, kernel_config, kernel_source
 from ppcg_py.verify.harness import VerifyConfig, verify
 
 HERE = Path(__file__).parent / "warp_shuffles"
 ORDERS = ("forward", "reverse", "shuffle")
 ROW = re.compile(r"(kernel\d+) (S_\d+) reads '(\w+)' at offsets \[([-\d, ]+)\] along thread x .* \(width (\d+)\)")
-
-
-def _ppcg(tmp_path: Path, source: Path, *args: str) -> tuple[subprocess.CompletedProcess, str]:
-    out = tmp_path / "out"
-    out.mkdir(exist_ok=True)
-    includes = ["-I", str(POLYBENCH / "utilities"), "-I", str(source.parent)]
-    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "-v", *args, *includes, "-d", str(out), str(source)],
-                          capture_output=True, text=True, check=False)
-    kernels = "".join(p.read_text() for p in sorted(out.glob("*_kernel.cu")))
-    return proc, kernels
 
 
 def _rows(stderr: str) -> list[tuple[str, str, str, str, int]]:
@@ -45,7 +35,7 @@ def test_stencils_pass_their_rows_by_shuffles(tmp_path, kernel, rows):
     """The reads along thread x: jacobi-2d's block of 16 x 32 threads has two rows of 16
     lanes per warp; fdtd-2d's `hz[i][j] - hz[i][j - 1]` loads `hz[i][j - 1]` and takes
     `hz[i][j]` from the next lane; a column's neighbours (`A[i - 1][j]`) stay loads."""
-    proc, kernels = _ppcg(tmp_path, kernel_source(kernel), "--warp-shuffles")
+    proc, kernels, _ = cuda_outputs(tmp_path, kernel_source(kernel), "--warp-shuffles")
     assert proc.returncode == 0, proc.stderr
     assert _rows(proc.stderr) == rows
     assert "__shfl_down_sync(0xffffffffu" in kernels
@@ -53,7 +43,7 @@ def test_stencils_pass_their_rows_by_shuffles(tmp_path, kernel, rows):
 
 
 def test_without_the_option_the_kernels_load_every_neighbour(tmp_path):
-    proc, kernels = _ppcg(tmp_path, kernel_source("jacobi-2d"))
+    proc, kernels, _ = cuda_outputs(tmp_path, kernel_source("jacobi-2d"))
     assert proc.returncode == 0 and not _rows(proc.stderr), proc.stderr
     assert "__shfl" not in kernels
 
@@ -61,7 +51,7 @@ def test_without_the_option_the_kernels_load_every_neighbour(tmp_path):
 def test_partial_tiles_load_their_neighbours(tmp_path):
     """Only whole tiles shuffle: at 2000 x 2000, jacobi-2d's kernels keep one statement
     with its five loads for the tiles at the edges, and one with shuffles."""
-    proc, kernels = _ppcg(tmp_path, kernel_source("jacobi-2d"), "--warp-shuffles")
+    proc, kernels, _ = cuda_outputs(tmp_path, kernel_source("jacobi-2d"), "--warp-shuffles")
     assert proc.returncode == 0, proc.stderr
     shuffled = kernels.count("__shfl_up_sync")
     statements = kernels.count("] = 0.2 * (")
@@ -91,7 +81,7 @@ def test_other_targets_are_unchanged(tmp_path, target):
     "{kernel[i]->tile[4,4];kernel[i]->block[2,4]}",        # 8 threads: no whole warp
 ])
 def test_shapes_without_even_lanes_get_no_shuffles(tmp_path, sizes):
-    proc, kernels = _ppcg(tmp_path, kernel_source("jacobi-2d"), "--warp-shuffles", f"--sizes={sizes}")
+    proc, kernels, _ = cuda_outputs(tmp_path, kernel_source("jacobi-2d"), "--warp-shuffles", f"--sizes={sizes}")
     assert proc.returncode == 0, proc.stderr
     assert not _rows(proc.stderr) and "__shfl" not in kernels
 
@@ -108,7 +98,7 @@ def test_reads_that_are_no_row_of_neighbours(tmp_path, body):
     source.write_text("void f(int n, int m, double A[n + 41][m + 41], double B[n][m]) {\n#pragma scop\n"
                       "  for (int i = 0; i < n; i++)\n    for (int j = 0; j < m; j++)\n"
                       f"      {body}\n#pragma endscop\n}}\n")
-    proc, kernels = _ppcg(tmp_path, source, "--warp-shuffles")
+    proc, kernels, _ = cuda_outputs(tmp_path, source, "--warp-shuffles")
     assert proc.returncode == 0, proc.stderr
     assert not _rows(proc.stderr) and "__shfl" not in kernels
 
@@ -149,7 +139,7 @@ def test_shuffles_build_with_clang(tmp_path, kernel):
     if not clang_available() or ptxas_path() is None:
         pytest.skip("clang++-22 or ptxas not installed (make clang)")
     source = kernel_source(kernel)
-    proc, kernels = _ppcg(tmp_path, source, "--warp-shuffles")
+    proc, kernels, _ = cuda_outputs(tmp_path, source, "--warp-shuffles")
     assert proc.returncode == 0 and "__shfl_" in kernels, proc.stderr
     files = sorted((tmp_path / "out").glob("*.cu"))
     resources = clang_check(files, tmp_path / "out" / f"{kernel}_kernel.cu",
