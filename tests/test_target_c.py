@@ -244,18 +244,21 @@ def test_polybench_kernel_verifies(kernel, tmp_path):
     assert report.ok, report.summary()
 
 
-@pytest.mark.parametrize("kernel", ["gemm", "syrk"])
-def test_register_blocks_of_the_models_sizes_verify(kernel, tmp_path):
-    """At MEDIUM the cache model's tiles (gemm 256 x 48 x 48, 2 x 24 blocks; syrk 4 x 8)
-    hold whole blocks: the blocked code runs and computes what gcc's build does (MINI's
-    arrays are smaller than one tile, so every tile there runs unblocked)."""
+@pytest.mark.parametrize("kernel, array", [("gemm", "C"), ("syrk", "C"), ("trmm", "B")])
+def test_register_blocks_of_the_models_sizes_verify(kernel, array, tmp_path):
+    """At MEDIUM the cache model's tiles (gemm 256 x 48 x 48, 2 x 24 blocks; syrk 4 x 8;
+    trmm 2 x 24, its rows' first steps apart) hold whole blocks: the blocked code runs
+    and computes what gcc's build does (MINI's arrays are smaller than one tile, so
+    every tile there runs unblocked)."""
     cfg = kernel_config(kernel, dataset="MEDIUM", ppcg_args=("--tile",), target="c")
     report = verify(cfg, tmp_path / "work")
     assert report.ok, report.summary()
     proc = run_ppcg(cfg, tmp_path)
     assert proc.returncode == 0, proc.stderr
     text = (tmp_path / f"{kernel}.ppcg.c").read_text()
-    assert re.search(r"reg_C\[c\d+\]\[c\d+\] = C\[", text), text
+    assert re.search(rf"reg_{array}\[c\d+\]\[c\d+\] = {array}\[", text), text
+    if kernel == "trmm":
+        assert _loops_of_whole_blocks(text, "reg_B", 2), text
 
 
 def test_harness_rejects_a_wrong_output(tmp_path):
