@@ -624,6 +624,18 @@ def _loops_of_whole_blocks(text: str, block: str, rows: int) -> list[list[str]]:
     return found
 
 
+def _apart_compiled_and_verified(tmp_path: Path, name: str, *sizes: str):
+    """APART_BODIES[name] at 64 x 29, tiled (with `sizes`): its C output and verification."""
+    BODIES[name] = APART_BODIES[name]
+    try:
+        source = _program(tmp_path, name, n=64)
+        text = _compiled(source, tmp_path, "--tile", *sizes)
+        report = verify(VerifyConfig(source=source, ppcg_args=("--tile", *sizes), target="c"), tmp_path / "work")
+    finally:
+        del BODIES[name]
+    return text, report
+
+
 @pytest.mark.parametrize("sizes", [(), ("--sizes", "{ kernel[0] -> register[4, 8] }")])
 def test_rows_of_a_block_run_unguarded_once_all_have_started(tmp_path, sizes):
     """rows_below's block rows start at different steps of `k` (`k > i`): the steps where
@@ -631,13 +643,7 @@ def test_rows_of_a_block_run_unguarded_once_all_have_started(tmp_path, sizes):
     over `k` (gcc kept such a row's vector on the stack: trmm 1.6x slower); only the
     steps where the rows start keep them. 64 x 29, the model's 2 x 24 blocks and 4 x 8
     ones; the code computes what gcc's build does."""
-    BODIES["rows_below"] = APART_BODIES["rows_below"]
-    try:
-        source = _program(tmp_path, "rows_below", n=64)
-        text = _compiled(source, tmp_path, "--tile", *sizes)
-        report = verify(VerifyConfig(source=source, ppcg_args=("--tile", *sizes), target="c"), tmp_path / "work")
-    finally:
-        del BODIES["rows_below"]
+    text, report = _apart_compiled_and_verified(tmp_path, "rows_below", *sizes)
     rows = 4 if sizes else 2
     assert f"double reg_B[{rows}][" in text, text
     assert _loops_of_whole_blocks(text, "reg_B", rows), text
@@ -649,13 +655,7 @@ def test_no_block_holds_a_row_read_from_memory_after_its_updates(tmp_path, sizes
     """own_row reads `B[i][j]` through `B[k][j]` at `k = i`, after the loop over `k` has
     updated it: in a block, memory would still hold its first value. It gets no block,
     of one row or two, and computes what gcc computes."""
-    BODIES["own_row"] = APART_BODIES["own_row"]
-    try:
-        source = _program(tmp_path, "own_row", n=64)
-        text = _compiled(source, tmp_path, "--tile", *sizes)
-        report = verify(VerifyConfig(source=source, ppcg_args=("--tile", *sizes), target="c"), tmp_path / "work")
-    finally:
-        del BODIES["own_row"]
+    text, report = _apart_compiled_and_verified(tmp_path, "own_row", *sizes)
     assert "reg_B" not in text, text
     assert report.ok, report.summary()
 
