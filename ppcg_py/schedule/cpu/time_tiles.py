@@ -255,10 +255,10 @@ def _apart_in_last_subscript(first: isl.Map, second: isl.Map) -> bool:
     """Whether the two references of one statement touch elements a nonzero constant
     apart in the last subscript and equal in the others, at every instance."""
     pairs = first.range_product(second).range().unwrap().deltas()
-    if not pairs.is_singleton():
+    last = pairs.dim(isl.dim_type.set) - 1
+    if last < 0 or not pairs.is_singleton():
         return False
     point = pairs.sample_point()
-    last = pairs.dim(isl.dim_type.set) - 1
     offsets = [point.get_coordinate_val(isl.dim_type.set, d).to_python() for d in range(last + 1)]
     return offsets[-1] != 0 and not any(offsets[:-1])
 
