@@ -140,6 +140,15 @@ def test_jacobi_2d_runs_wavefronts_of_tiles_with_rows_apart(tmp_path):
     assert rows.index("B") < len(rows) - 1 - rows[::-1].index("A")
 
 
+def test_a_line_runs_tiles_of_128_steps_of_256(tmp_path):
+    """jacobi-1d over two arrays of 1.6 MB (larger than L2): tiles of 128 steps of 256
+    elements, whose wavefront isl bounds in seconds (at 16 x 256 it took minutes)."""
+    proc = _ppcg(tmp_path, "jacobi-1d", "-DTSTEPS=100", "-DN=200000", "-I", str(kernel_source("jacobi-1d").parent))
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel[0] -> tile[128, 256]" in proc.stdout
+    assert "time tiles: the SCoP of 'kernel_jacobi_1d': kernel[0] tiles of 128 x 256 in wavefronts" in proc.stderr
+
+
 def test_never_keeps_one_time_step_at_a_time(tmp_path):
     for option in ("--time-tiles=never", "--no-time-tiles"):
         proc = _ppcg(tmp_path, "jacobi-2d", option)
