@@ -167,11 +167,12 @@ def test_seidel_2d_says_why_it_keeps_isl_schedule(tmp_path):
 def test_trisolv_scheduled_whole_runs_wavefronts_of_column_tiles(tmp_path):
     """isl's usual schedule of trisolv runs nothing in parallel and tiles nothing; scheduled
     as one component, its three statements share the band `(j, i)`, tiled along both and
-    run as wavefronts, 64 columns per tile so that each row of `L` gives 512 bytes in a row."""
+    run as wavefronts, 128 columns per tile (the model's size along a line; at least 64,
+    so that each row of `L` gives 512 bytes in a row)."""
     proc = _ppcg(tmp_path, "trisolv")
     assert proc.returncode == 0, proc.stderr
-    assert "kernel[0] -> tile[64, 256]" in proc.stdout
-    assert "time tiles: the SCoP of 'kernel_trisolv': kernel[0] tiles of 64 x 256 in wavefronts" in proc.stderr
+    assert "kernel[0] -> tile[128, 256]" in proc.stdout
+    assert "time tiles: the SCoP of 'kernel_trisolv': kernel[0] tiles of 128 x 256 in wavefronts" in proc.stderr
     text = (tmp_path / "trisolv.ppcg.c").read_text()
     assert text.count("#pragma omp parallel\n") == 1 and text.count("#pragma omp for") == 1
 
