@@ -38,6 +38,7 @@ from ...isl_context import maps_of, schedule_values, sets_of, statement_names, u
 from ..parallel import padded, schedule_map
 from .cache_sizes import element_bytes
 from ..distribute import keeps_dependences, statement_children
+from .full_tiles import filled_tiles
 from .point_order import placed_instances
 
 NT = isl.schedule_node_type
@@ -250,17 +251,16 @@ def _with_whole_rows_isolated(strips: isl.ScheduleNode, row: isl.UnionPwAff, row
 
 def _rows_isolated(others: isl.ScheduleNode, row: isl.UnionPwAff, rows: int) -> isl.ScheduleNode:
     """The band `others` with the values where every one of the block's `rows` rows
-    has an instance isolated (see `_with_whole_rows_isolated`)."""
+    has an instance isolated (see `_with_whole_rows_isolated`): the steps whose one
+    "tile" of `rows` rows (`row` runs from 0 to rows - 1) is full."""
     instances = others.get_domain()
     depth, n = others.get_schedule_depth(), others.band_n_member()
     prefix = others.get_prefix_schedule_union_map().intersect_domain(instances)
     own = isl.UnionMap.from_multi_union_pw_aff(others.band_get_partial_schedule()).intersect_domain(instances)
     rowed = isl.UnionMap.from_union_pw_aff(row).intersect_domain(instances)
-    present = schedule_values(prefix.flat_range_product(own).flat_range_product(rowed), depth + n + 1)
-    steps = present.project_out(isl.dim_type.set, depth + n, 1)
-    every_row = isl.Set(f"{{ [r] : 0 <= r < {rows} }}", context=others.get_ctx())
-    missing = steps.flat_product(every_row.align_params(steps.get_space())).subtract(present)
-    whole = steps.subtract(missing.project_out(isl.dim_type.set, depth + n, 1)).coalesce()
+    steps = schedule_values(prefix.flat_range_product(own), depth + n)
+    whole = filled_tiles(prefix.flat_range_product(own).flat_range_product(rowed), depth + n, (rows,)) \
+        .unwrap().domain()
     if whole.is_empty() or whole.is_equal(steps):
         return others
     option = isl.Map.from_range(whole).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, depth).wrap()

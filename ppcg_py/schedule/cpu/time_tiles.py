@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from ...extract.model import Scop
+from ...extract.model import Scop, Statement
 from ...isl_context import maps_of, sets_of, statement_names, union_set_list
 from ..distribute import keeps_dependences, statement_children, sunk
 from ..loop_extents import set_extent
@@ -239,17 +239,17 @@ def row_lanes(row: isl.ScheduleNode, scop: Scop, vector_bytes: int | None) -> in
     if vector_bytes is None or vector_bytes < CACHE_LINE:
         return 0
     statements = [st for st in scop.statements if st.name in statement_names(row.get_domain())]
-    if len(statements) != 1 or not reads_neighbours(row, scop):
+    if len(statements) != 1 or not reads_neighbours(row, statements[0], scop):
         return 0
     written = [acc.array for acc in statements[0].accesses if acc.is_write]
     return CACHE_LINE // 2 // max(element_bytes(scop.array(a).element_type) for a in written) if written else 0
 
 
-def reads_neighbours(row: isl.ScheduleNode, scop: Scop) -> bool:
-    """Whether the statement under the one-member band `row` reads an array through two
-    references a constant distance apart in its last subscript and equal in the others,
-    both moving one element per step of the loop: a stencil's `A[i][k - 1]`, `A[i][k + 1]`."""
-    statement = next(st for st in scop.statements if st.name in statement_names(row.get_domain()))
+def reads_neighbours(row: isl.ScheduleNode, statement: Statement, scop: Scop) -> bool:
+    """Whether `statement`, alone under the one-member band `row`, reads an array through
+    two references a constant distance apart in its last subscript and equal in the
+    others, both moving one element per step of the loop: a stencil's `A[i][k - 1]`,
+    `A[i][k + 1]`."""
     exact = [acc for acc in statement.accesses if acc.exact]
     steps = access_steps(row, scop).steps
     reads = [acc for acc, step in zip(exact, steps) if acc.is_read and step[0] == UNIT]
