@@ -256,6 +256,25 @@ def test_stencils_unless_turned_off():
         any("fnext" in on[k] for k in with_stencil)     # a Jacobi shape among them
 
 
+def _stencil_alone(program: Program) -> bool:
+    """Whether a SCoP of `program` updates stencil grids and nothing else."""
+    def targets(nodes) -> set[str]:
+        return {n.target.name for n in walk_nodes(nodes) if isinstance(n, Assign)}
+    return any(scop and all(t.startswith(("field", "fnext")) for t in targets(scop)) and targets(scop)
+               for scop in program.scops)
+
+
+def test_stencils_always_and_in_scops_of_their_own():
+    """`stencils_always` puts a stencil in every program with room for it (a program it
+    would push over the instance budget keeps none), half of them in a SCoP of their own:
+    the time loop around every statement, which the C target tiles along time."""
+    programs = [generate(f"stencils-always:{k}", Features(stencils_always=True)) for k in range(30)]
+    with_stencil = [p for p in programs if any(a.name.startswith("field") for a in p.arrays)]
+    alone = [p for p in with_stencil if _stencil_alone(p)]
+    assert len(with_stencil) >= 15, len(with_stencil)
+    assert 0.25 * len(with_stencil) <= len(alone) <= 0.75 * len(with_stencil), (len(alone), len(with_stencil))
+
+
 _CONDITIONING = r"""
 #include <math.h>
 #include <stdio.h>
@@ -289,3 +308,15 @@ def test_ill_conditioned_results_are_told_apart(start, result, expected, tmp_pat
     reference = subprocess.run([str(verify_dir / "reference")], capture_output=True, text=True, check=True)
     (verify_dir / "reference.stderr").write_text(reference.stderr)
     assert _ill_conditioned(VerifyConfig(source=source, data_type="double"), verify_dir) is expected
+
+
+def test_stencil_programs_are_tiled_along_time_more_often():
+    """A program with a stencil gets `--time-tiles=always` in eight in ten of its C cases
+    and `--hybrid` in six in ten of its CUDA ones (a quarter and four in ten otherwise)."""
+    cases = [make_case(f"stencil-options:{k}", Features(stencils_always=True), target)
+             for k in range(60) for target in ("c", "cuda")]
+    stencil = [(p, o) for p, o in cases if any(a.name.startswith("field") for a in p.arrays)]
+    c_cases = [o for _, o in stencil if "--target=c" in o]
+    cuda_cases = [o for _, o in stencil if "--target=c" not in o]
+    assert sum("--time-tiles=always" in o for o in c_cases) >= 0.6 * len(c_cases)
+    assert sum("--hybrid" in o for o in cuda_cases) >= 0.4 * len(cuda_cases)

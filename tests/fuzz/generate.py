@@ -93,6 +93,7 @@ class Features:
     member_calls: bool = True    # member arrays of struct elements passed to declared-only functions
     c_only: bool = True          # `int a[static 4]`, `const int a[const 4]`, <omp.h> and other headers
     forms_always: bool = False   # every one of those forms in every program (tests, aimed campaigns)
+    stencils_always: bool = False  # a stencil in every program that has room (aimed campaigns: time tiles)
 
 
 @dataclass

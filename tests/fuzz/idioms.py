@@ -30,7 +30,9 @@ inserts it at a random place of the finished program:
                               PolyBench), Jacobi in one array with a `% 2` time dimension (as
                               Pluto's examples), or Gauss-Seidel in place; the interior
                               `1 <= x < n - 1` of parameters no tile size divides (a stream of
-                              its own, after the products)
+                              its own, after the products); half of them a SCoP of their own,
+                              the time loop around every statement (the shape tiled along
+                              time); `stencils_always` puts one in every program
 
 The scalar idioms use the function's scalars (in-out ones, whose final value
 the program dumps, and temporaries the SCoP alone uses, some declared without a
@@ -83,6 +85,7 @@ LOCAL_NAMES = ("t", "tmp", "v", "x", "sum", "q")
 INSERTIONS = ((0, 3), (1, 4), (2, 3), (3, 1))   # how many idioms a program gets, weighted
 PRODUCT_CHANCE = 0.3
 STENCIL_CHANCE = 0.2
+STENCIL_ALONE_CHANCE = 0.5   # of those, a SCoP of its own: the time loop around every statement
 
 
 @dataclass(frozen=True)
@@ -815,11 +818,18 @@ def with_stencil(program: Program, gen: Generator, seed: str, attempt: int, feat
     """`program` with, from a random stream of its own (the programs of the other idioms
     stay what they were), a time-iterated stencil over new arrays at the top of a SCoP."""
     rng = random.Random(f"stencils:{seed}:{attempt}")
-    if not features.stencils or rng.random() >= STENCIL_CHANCE:
+    chance = 1.0 if features.stencils_always else STENCIL_CHANCE
+    if not features.stencils or rng.random() >= chance:
         return program
     idioms = Idioms(replace_arrays(gen, program), rng, features)
     idioms.taken |= {name for scop in program.scops for name in _names_in(scop)}
-    stenciled = idioms.insert(program, Idioms.stencil, lambda p: p.top)
+    if random.Random(f"stencil-alone:{seed}:{attempt}").random() < STENCIL_ALONE_CHANCE:
+        # a SCoP of its own, after the others: its time loop runs around every statement,
+        # the shape tiled along time (C target) and split along time (CUDA's --hybrid)
+        nodes = idioms.stencil(Point(len(program.scops), (), 0, _Scope(), frozenset(), frozenset()))
+        stenciled = program if not nodes else replace(program, scops=program.scops + (nodes,))
+    else:
+        stenciled = idioms.insert(program, Idioms.stencil, lambda p: p.top)
     stenciled = replace(stenciled, arrays=stenciled.arrays + tuple(idioms.buffers))
     # within the budget, or not at all: a program the stencil pushed over it would make the
     # generator start again from another base program, which the other features' seeds name
