@@ -264,3 +264,105 @@ def test_an_ast_that_loses_instances_falls_back_with_a_warning(tmp_path):
     assert "isl's AST generator left statement instances out of the tiled code of the SCoP of 'compute'" \
         in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# -- time loops among the SCoP's other loops (schedule/time_loops.py) -------------------
+
+LOOPS = Path(__file__).parent / "time_loops"
+LOOP_NOTE = re.compile(r"time tiles: the time loop around line (\d+) of the SCoP of 'run': kernel\[(\d+)\] tiles "
+                       r"of ([\w x]+) in wavefronts")
+
+
+def _ppcg_file(tmp_path: Path, source: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", "--tile", "-v", *args,
+                           str(source), "-o", str(tmp_path / "out.c")], capture_output=True, text=True, check=False)
+
+
+def test_time_loops_among_other_loops_are_tiled_along_time(tmp_path):
+    """A 1-D stencil in parity buffers and a 2-D Jacobi stencil, with a fill before, between
+    and a sum after them: each time loop gets its own time band (its `kernel[i]` number in
+    tree order), the loops around them isl's usual schedule."""
+    proc = _ppcg_file(tmp_path, LOOPS / "two_stencils.c", "--time-tiles=always")
+    assert proc.returncode == 0, proc.stderr
+    assert LOOP_NOTE.findall(proc.stderr) == [("18", "0", "128 x whole"), ("25", "2", "16 x 32 x whole")], proc.stderr
+    # smaller tiles than the steps: each time loop runs wavefronts of several tiles
+    proc = _ppcg_file(tmp_path, LOOPS / "two_stencils.c", "--time-tiles=always", "--min-parallel-work=0",
+                      f"--tile-sizes={ODD_SIZES}")
+    assert LOOP_NOTE.findall(proc.stderr) == [("18", "0", "3 x 5"), ("25", "2", "3 x 5 x 7")], proc.stderr
+    assert re.findall(r"#pragma omp (parallel|for)\n", (tmp_path / "out.c").read_text()) == ["parallel", "for"] * 2
+
+
+def test_time_loops_among_other_loops_follow_the_model(tmp_path):
+    """Small grids stay in L2: the model keeps isl's schedule and says so per loop;
+    `--time-tiles=never` asks nothing."""
+    proc = _ppcg_file(tmp_path, LOOPS / "two_stencils.c")
+    assert re.findall(r"time tiles: none for the time loop around line (\d+) of the SCoP of 'run': its arrays "
+                      r"\(\d+ bytes\) fit in the L2 cache", proc.stderr) == ["18", "25"], proc.stderr
+    assert "time tiles" not in _ppcg_file(tmp_path, LOOPS / "two_stencils.c", "--time-tiles=never").stderr
+
+
+@pytest.mark.parametrize("source, data_type", [(LOOPS / "two_stencils.c", "double"),
+                                               (Path(__file__).parent / "hybrid" / "init_then_stencil.c", "float")])
+def test_time_loops_among_other_loops_verify_with_1_2_4_threads(source, data_type, tmp_path, monkeypatch):
+    """Tile sizes that divide no extent, code for 64-byte vectors, the loops around the
+    time loops reading what they wrote and writing what they read."""
+    from ppcg_py.verify.harness import VerifyConfig
+    monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "64")
+    config = VerifyConfig(source=source, target="c", data_type=data_type,
+                          ppcg_args=("--tile", "--time-tiles=always", f"--tile-sizes={ODD_SIZES}"))
+    report = verify(config, tmp_path)
+    assert report.ok, report.summary()
+
+
+def test_a_loop_that_writes_a_scalar_is_not_asked_of_isl(tmp_path):
+    """A scalar written in every iteration orders them along every loop: no band of more
+    than one member can be permutable around it (ludcmp's `w`, a sum into a scalar)."""
+    source = tmp_path / "scalar_sum.c"
+    source.write_text("""
+double A[40][40], s;
+void run(void)
+{
+#pragma scop
+  for (int i = 0; i < 40; i++)
+    for (int j = 0; j < 40; j++)
+      A[i][j] = i + j;
+  s = 0;
+  for (int i = 1; i < 40; i++)
+    for (int j = 0; j < 40; j++)
+      s += A[i][j] * A[i - 1][j];
+#pragma endscop
+}
+""")
+    proc = _ppcg_file(tmp_path, source, "--time-tiles=always")
+    assert re.search(r"time tiles: none for the time loop around line 12 of the SCoP of 'run': S_\d+ \(line 12\) "
+                     r"writes a scalar", proc.stderr), proc.stderr
+
+
+def _part_band(source: Path, line: int):
+    """The time band isl finds for the time loop around `line` of `source`'s SCoP, and
+    the SCoP's flow dependences."""
+    from ppcg_py.diagnostics import Diagnostics
+    from ppcg_py.extract import extract_scops
+    from ppcg_py.isl_context import new_context
+    from ppcg_py.options import Options
+    from ppcg_py.schedule.cpu.time_tiles import time_band
+    from ppcg_py.schedule.scheduler import schedule_of_part, scheduling_start
+    from ppcg_py.schedule.time_loops import time_loops, where
+
+    options = Options(target="c", openmp=True, tile=True)
+    scop = extract_scops(str(source), new_context())[0]
+    deps = scheduling_start(scop, options, Diagnostics())[0]
+    [instances] = [inst for _, inst in time_loops(scop, deps.flow) if where(scop, inst) == f"line {line}"]
+    return time_band(schedule_of_part(scop, deps.all, instances, options)), deps.flow
+
+
+def test_a_factorisation_among_other_loops_is_no_stencil():
+    """The values lu passes on travel the whole matrix (distances the parameters
+    stretch); a stencil's a few elements per step: only the stencil's tiles pay."""
+    from ppcg_py.schedule.cpu.time_tiles import unbounded_distances
+    band, flow = _part_band(LOOPS / "fill_then_factorise.c", 16)
+    assert band is not None and band.band_n_member() == 3
+    assert "not a stencil" in unbounded_distances(band, flow)
+    for line in (18, 25):
+        band, flow = _part_band(LOOPS / "two_stencils.c", line)
+        assert unbounded_distances(band, flow) is None

@@ -128,3 +128,23 @@ def scheduling_start(scop: Scop, options: Options, diagnostics: Diagnostics):
     fixed = frozenset(a.name for a in scop.arrays if not a.is_scalar)
     return deps, sizes, names, fixed, frozenset(a.name for a in scop.arrays) - fixed
 
+
+
+def schedule_of_part(scop: Scop, dependences: isl.UnionMap, instances: isl.UnionSet,
+                     options: Options) -> isl.Schedule | None:
+    """isl's schedule of `instances` alone (a time loop among the SCoP's top-level loops,
+    time_loops.py), asked without outer coincidence: the C target's time tiles. Every
+    dependence among them is a validity and proximity constraint (no live ranges
+    reordered: a stencil has none). None where isl fails or takes too long: the loop
+    then keeps isl's usual schedule."""
+    inside = dependences.intersect_domain(instances).intersect_range(instances)
+    constraints = (isl.ScheduleConstraints.on_domain(instances).set_context(scop.context)
+                   .set_validity(inside).set_coincidence(inside).set_proximity(inside))
+    with without_outer_coincidence(scop.ctx, False):
+        try:
+            schedule = compute_with_timeout(constraints, options.schedule_timeout)
+        except isl.Error:
+            return None
+    if schedule is None or not _runs_every_instance(schedule, instances):
+        return None
+    return ordered_sets(schedule, inside)

@@ -49,8 +49,9 @@ from ..expansion import expand_temporaries, expand_webs, expansion_notes, web_ca
 from ..parallel import strict_coincidence
 from ..plan import ScheduledScop
 from ..private import changed_values, privatize
-from ..scheduler import compute_schedule, scheduling_start
+from ..scheduler import compute_schedule, schedule_of_part, scheduling_start
 from ..sizes import KernelSizes, kernel_sizes, user_sizes
+from ..time_loops import grafted, place_apart, scalar_writer, time_loops, where
 from .cache_sizes import (blocked_tile_sizes, cache_tile_sizes, edge_free_columns, element_bytes, shared_tile_size,
                           host_caches, shares_fit, vector_bytes, worth_tiling)
 from .epilogues import epilogues_apart
@@ -67,8 +68,8 @@ from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, e
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked, narrow_block
 from .sinking import members_sunk
 from .time_tiles import (carried_outermost, fits_in_l2, in_source_order, recurrent_rows, row_lanes, rows_apart,
-                         separated, time_band, time_tile_sizes, wavefront, whole_rows, with_members_whole,
-                         with_row_segments)
+                         separated, time_band, time_tile_sizes, unbounded_distances, wavefront, whole_rows,
+                         with_members_whole, with_row_segments)
 
 __all__ = ["CpuSchedule", "ParallelLoop", "schedule_for_cpu"]
 
@@ -140,13 +141,25 @@ class _Walk:
     # why a reduction loop stayed serial, per (operator, array)
     refusals: dict[tuple[str, str], str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
-    time_tiled: bool = False        # the tree's top band is tiled along time (time_tiles.py)
+    # the statements of the bands tiled along time (time_tiles.py): every statement where
+    # the whole SCoP is a time loop, else those of its time loops that isl's schedule runs
+    # apart (time_loops.py); and each time band's number (`kernel[i]`), by its statements
+    time_statements: frozenset[str] = frozenset()
+    time_bands: dict[frozenset[str], int] = field(default_factory=dict)
     # the loops left serial for want of work (parallel_work.py), those without barriers
     # (nowait.py), for -v
     serial_notes: list[str] = field(default_factory=list)
     # the bands whose loops moved into the statement groups below them (sinking.py), for -v
     sinking_notes: list[str] = field(default_factory=list)
     _in_bounds: isl.UnionSet | None = None
+
+    @property
+    def time_tiled(self) -> bool:
+        return bool(self.time_statements)
+
+    def in_time_band(self, band: isl.ScheduleNode) -> bool:
+        """Whether `band` runs statements of a band tiled along time (or is one)."""
+        return bool(self.time_statements) and statement_names(band.get_domain()) <= self.time_statements
 
     @property
     def in_bounds(self) -> isl.UnionSet:
@@ -310,12 +323,15 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
         across_time, time_note = _time_schedule(scop, deps, options, fixed, whole_component) \
             if relaxation is None else (None, None)
         schedule = across_time or compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
+        time_statements, loop_notes = statement_names(scop.domain) if across_time else frozenset(), ()
+        if across_time is None and relaxation is None:
+            schedule, time_statements, loop_notes = _time_loops_apart(scop, deps, options, schedule)
         finder = None
         if relaxation is not None:     # isl's flags say parallel under the relaxed constraints
             schedule = strict_coincidence(schedule, full.coincidence(fixed))
             finder = LoopFinder.of(relaxation, fixed, serial)
         walk = _Walk(options, sizes, scop, deps.all, full.all, first=first_tiled, reductions=finder, refusals=dict(refused),
-                     time_tiled=bool(across_time))
+                     time_statements=frozenset(time_statements))
         root = schedule.get_root()
         root = _tile_all(root, walk) if options.tile else root
         final = (_mark_parallel(root, walk, inside=False) if options.openmp else root).get_schedule()
@@ -338,7 +354,9 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
     if options.verbose:
         notes += tuple(walk.serial_notes)
     if options.verbose and time_note is not None:
-        notes += (_time_tiles_note(time_note, walk, first_tiled) if across_time else time_note,)
+        notes += (_time_tiles_note(time_note, walk, walk.time_statements) if across_time else time_note,)
+    if options.verbose:
+        notes += tuple(_time_tiles_note(note, walk, tiled) if tiled else note for note, tiled in loop_notes)
     if options.verbose:
         notes += tuple(walk.sinking_notes)
     return CpuSchedule(scop=scop, dependences=full, schedule=schedule, final_schedule=final, names=names,
@@ -371,18 +389,68 @@ def _time_schedule(scop: Scop, deps, options: Options, fixed: frozenset[str],
     return across, f"time tiles: the SCoP of '{scop.function}'"
 
 
-def _time_tiles_note(start: str, walk: _Walk, first: int) -> str:
-    """The -v line of a SCoP tiled along time: its band's sizes and how its tiles run."""
-    sizes = walk.band_sizes[0].tile if walk.band_sizes else ()
-    whole = walk.band_sizes[0].whole if walk.band_sizes else ()
-    shown = ["whole" if k in whole else str(size) for k, size in enumerate(sizes)]
-    how = "untiled" if not sizes else (f"kernel[{first}] tiles of {' x '.join(shown)} "
-                                       + ("in wavefronts, the tiles of each in parallel" if walk.options.openmp
-                                          else "in order"))
-    lanes = sorted({loop.lanes for loop in walk.vector_loops if loop.lanes})
+def _time_tiles_note(start: str, walk: _Walk, statements: frozenset[str]) -> str:
+    """The -v line of a time loop tiled along time (the whole SCoP, or one of its loops
+    running `statements`): its band's sizes and how its tiles run."""
+    number = walk.time_bands.get(statements)
+    sizes = walk.band_sizes[number - walk.first] if number is not None else None
+    tile = sizes.tile if sizes is not None else ()
+    shown = ["whole" if k in sizes.whole else str(size) for k, size in enumerate(tile)]
+    how = "untiled" if not tile else (f"kernel[{number}] tiles of {' x '.join(shown)} "
+                                      + ("in wavefronts, the tiles of each in parallel" if walk.options.openmp
+                                         else "in order"))
+    lanes = sorted({loop.lanes for loop in walk.vector_loops
+                    if loop.lanes and statement_names(loop.domain) <= statements})
     if lanes and walk.options.openmp:
         how += f"; rows reading their neighbours in vectors of {' or '.join(map(str, lanes))} elements"
     return f"{start}: {how}"
+
+
+def _time_loops_apart(scop: Scop, deps, options: Options, schedule: isl.Schedule
+                      ) -> tuple[isl.Schedule, frozenset[str], tuple[tuple[str, frozenset[str]], ...]]:
+    """isl's usual `schedule` with each time loop among the SCoP's top-level loops (a grid
+    filled before it, a sum taken after it; time_loops.py) that isl's schedule runs apart
+    given isl's schedule of that loop alone without outer coincidence, where its top band
+    may be tiled along time and the model says it pays (the tests of `_time_schedule`, on
+    the loop's own arrays); the statements of those loops, and per loop its -v line's
+    start with its statements (empty where refused, the line then whole)."""
+    if not (options.tile and options.time_tiles != "never" and options.reschedule and deps.value_based):
+        return schedule, frozenset(), ()
+    modelled = options.time_tiles == "auto"
+    tiled: set[str] = set()
+    notes: list[tuple[str, frozenset[str]]] = []
+    # a loop that carries only anti and output dependences (a temporary array used again
+    # in each iteration, doitgen's `sum` after expansion) passes no values along time
+    for _, instances in time_loops(scop, deps.flow):
+        if instances.is_equal(scop.domain):
+            continue    # the whole SCoP: `_time_schedule`'s
+        names = frozenset(statement_names(instances))
+        loop = f"the time loop around {where(scop, instances)} of the SCoP of '{scop.function}'"
+        refused = f"time tiles: none for {loop}"
+        if (writer := scalar_writer(scop, names)) is not None:
+            notes.append((f"{refused}: {writer} writes a scalar", frozenset()))
+            continue
+        if modelled and (why := fits_in_l2(scop, statements=names)) is not None:
+            notes.append((f"{refused}: {why}", frozenset()))
+            continue
+        place = place_apart(schedule, instances)
+        if place is None:
+            notes.append((f"{refused}: isl's schedule runs its statements with others, or inside a loop",
+                          frozenset()))
+            continue
+        across = schedule_of_part(scop, deps.all, instances, options)
+        band = None if across is None else time_band(across)
+        if band is None:
+            notes.append((f"{refused}: isl finds no permutable band around its statements that includes it",
+                          frozenset()))
+            continue
+        if modelled and (why := recurrent_rows(band, deps.all) or unbounded_distances(band, deps.flow)):
+            notes.append((f"{refused}: {why}", frozenset()))
+            continue
+        schedule = grafted(place, band).get_schedule()
+        tiled |= names
+        notes.append((f"time tiles: {loop}", names))
+    return schedule, frozenset(tiled), tuple(notes)
 
 
 def _folded_scalars(scop: Scop, groups: tuple[ReductionGroup, ...]) -> dict[str, frozenset[str]]:
@@ -465,7 +533,7 @@ def _sunk_for_blocks(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode | 
     whatever `--sizes` says, so that the bands `kernel[i]` numbers do not depend on them);
     else None. Not with reductions relaxed (their loops' flags are the finder's), nor in
     a band tiled along time."""
-    if not walk.options.register_tiles or walk.time_tiled or walk.reductions is not None:
+    if not walk.options.register_tiles or walk.in_time_band(band) or walk.reductions is not None:
         return None
     if band.child(0).get_type() != NT.sequence or not band.band_get_permutable():
         return None
@@ -499,7 +567,8 @@ def _epilogues_split(band: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode | 
     and a band over those that take one value along some member (epilogues.py), where
     only then the first would keep a register block; else None. Only with the model's
     sizes (no `--sizes`, no tile sizes), so that a user's `kernel[i]` keeps its band."""
-    if not (walk.options.register_tiles and walk.options.cache_tiles and walk.sizes is None) or walk.time_tiled:
+    if not (walk.options.register_tiles and walk.options.cache_tiles and walk.sizes is None) or \
+            walk.in_time_band(band):
         return None
     split = epilogues_apart(band, walk.dependences)     # cheap, and rare: first
     if split is None or _model_block_plan(band, walk) is not None:
@@ -613,7 +682,7 @@ def _tiled(band: isl.ScheduleNode, walk: _Walk) -> tuple[isl.ScheduleNode, bool]
     the tile band (the band itself, untiled) and whether register tiles were made."""
     n = band.band_n_member()
     number = walk.first + len(walk.band_sizes)      # `kernel[number]` in --sizes
-    if walk.time_tiled and band.get_schedule_depth() == 0 and user_sizes(walk.sizes, number, "tile") != []:
+    if walk.in_time_band(band) and band.get_schedule_depth() == 0 and user_sizes(walk.sizes, number, "tile") != []:
         return _time_tiled(band, walk, number), False
     steps = access_steps(band, walk.scop)
     order = _asked_order(band, walk, number) or point_order(band, walk.scop, steps)
@@ -734,6 +803,7 @@ def _time_tiled(band: isl.ScheduleNode, walk: _Walk, number: int) -> isl.Schedul
     if walk.options.openmp:
         tiles = wavefront(tiles)
     walk.band_sizes.append(KernelSizes(tile, (), (), (), order, whole=whole))
+    walk.time_bands[frozenset(statement_names(band.get_domain()))] = number
     return tiles
 
 

@@ -43,7 +43,7 @@ import islpy as isl
 
 from ...extract.model import Scop
 from ...isl_context import filter_instances, maps_of, statement_names, union_of, union_set_list
-from ..parallel import zero_distance
+from ..time_loops import place_apart, time_loops, where
 from ..sizes import KernelSizes
 
 NT = isl.schedule_node_type
@@ -92,79 +92,28 @@ def hybrid_schedule(scop: Scop, dependences: isl.UnionMap, in_bounds: isl.UnionS
     """isl's `schedule` with each stencil's time loop split-tiled (a loop of the SCoP's
     top level around sweeps, which isl's schedule keeps apart from the rest), or why
     none is."""
-    loops = _time_loops(scop, dependences)
+    loops = time_loops(scop, dependences)
     if not loops:
         return "the SCoP has no loop around sweeps at its top level (no time loop)"
     found: list[HybridTiles] = []
     notes: list[str] = []
     for band, instances in loops:
-        place = _place(schedule, instances)
+        place = place_apart(schedule, instances)
         if place is None:
-            notes.append(f"the loop at {_where(scop, instances)}: isl's schedule runs its statements with "
+            notes.append(f"the time loop around {where(scop, instances)}: isl's schedule runs its statements with "
                          "others, or inside a loop")
             continue
         inside = dependences.intersect_domain(instances).intersect_range(instances)
         tiles = _split_tiles(scop, band, instances, inside, in_bounds.intersect(instances))
         if isinstance(tiles, str):
-            notes.append(f"the loop at {_where(scop, instances)}: {tiles}" if len(loops) > 1 else tiles)
+            notes.append(f"the time loop around {where(scop, instances)}: {tiles}" if len(loops) > 1 else tiles)
             continue
         schedule = _tree(place.cut(), tiles, len(found))
         found.append(tiles)
-        notes.append(f"the loop at {_where(scop, instances)}: {tiles.note}" if len(loops) > 1 else tiles.note)
+        notes.append(f"the time loop around {where(scop, instances)}: {tiles.note}" if len(loops) > 1 else tiles.note)
     if not found:
         return "; ".join(notes)
     return HybridPlan(schedule, tuple(found), "; ".join(notes))
-
-
-def _where(scop: Scop, instances: isl.UnionSet) -> str:
-    names = statement_names(instances)
-    first = min((s for s in scop.statements if s.name in names), key=lambda s: (s.line, s.col))
-    return f"line {first.line}"
-
-
-def _time_loops(scop: Scop, dependences: isl.UnionMap) -> list[tuple[isl.ScheduleNode, isl.UnionSet]]:
-    """The loops of the SCoP's top level (the whole SCoP's, or each child's of its outer
-    sequence) with loops inside (the sweeps) that carry a dependence: (band, its instances)."""
-    node = scop.schedule.get_root()
-    while node.get_type() in (NT.domain, NT.context, NT.mark) and node.n_children() == 1:
-        node = node.child(0)
-    if node.get_type() == NT.band:
-        candidates = [node]
-    elif node.get_type() == NT.sequence:
-        candidates = [node.child(k).child(0) for k in range(node.n_children())]
-    else:
-        candidates = []
-    found = []
-    for band in candidates:
-        if band.get_type() != NT.band or band.child(0).get_type() not in (NT.band, NT.sequence):
-            continue    # no loop (a sweep) inside it
-        instances = band.get_domain()
-        time = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
-        inside = dependences.intersect_domain(instances).intersect_range(instances)
-        if not zero_distance(inside, time):
-            found.append((band, instances))
-    return found
-
-
-def _place(schedule: isl.Schedule, instances: isl.UnionSet) -> isl.ScheduleNode | None:
-    """Where isl's schedule runs exactly `instances` apart from the other statements, with
-    no loop around: the whole tree, or the child of a filter (of a sequence or set) that
-    selects just them. Replacing that subtree reorders only the loop's own instances."""
-    root = schedule.get_root().child(0)
-    if root.get_domain().is_equal(instances):
-        return root
-
-    def search(node: isl.ScheduleNode) -> isl.ScheduleNode | None:
-        if node.get_type() == NT.band:
-            return None     # below a loop of isl's, which may become a kernel's
-        if node.get_type() == NT.filter and filter_instances(node).is_equal(instances):
-            return node.child(0)
-        for k in range(node.n_children()):
-            found = search(node.child(k))
-            if found is not None:
-                return found
-        return None
-    return search(root)
 
 
 def _split_tiles(scop: Scop, band: isl.ScheduleNode, instances: isl.UnionSet, dependences: isl.UnionMap,
@@ -194,7 +143,7 @@ def _split_tiles(scop: Scop, band: isl.ScheduleNode, instances: isl.UnionSet, de
 
 def _steps(band: isl.ScheduleNode) -> tuple[isl.UnionMap, int]:
     """Instances -> [u], the step of each (K t + k), and K (the time loop `band` carries a
-    dependence: `_time_loops` asked)."""
+    dependence: `time_loops` asked)."""
     time = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
     if band.band_n_member() != 1:
         time = time.apply_range(isl.UnionMap.from_map(_first_of(time)))
