@@ -4,6 +4,8 @@ that every target starts from (`scheduling_start`), and isl's schedule
 same (memo.py)."""
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import islpy as isl
 
 from ..diagnostics import Diagnostics
@@ -17,6 +19,7 @@ from .bounded import compute_with_timeout
 from .dependences import Dependences, compute_dependences
 from .memo import Memo
 from .parallel import mark_coincident, respects
+from .relaxed import without_upper_bounds
 from .sizes import parse_sizes
 
 _SCHEDULES = Memo()
@@ -26,25 +29,34 @@ _DEPENDENCES = Memo()
 def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
                      fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
                      last: frozenset[str] = frozenset(), outer_coincidence: bool = True,
-                     whole_component: bool = False) -> isl.Schedule:
+                     whole_component: bool = False, only: frozenset[str] | None = None,
+                     accept: Callable[[isl.Schedule], bool] | None = None) -> isl.Schedule:
     """isl's schedule, computed once for the two plans of a SCoP (memo.py) where they
     ask the same (no `serial` constraints). `outer_coincidence=False`: isl may start
     with a loop that carries dependences, whatever the context's option (the C
     target's time tiles, cpu/time_tiles.py), and with `whole_component` it schedules
-    every connected component at once."""
-    if not outer_coincidence:
+    every connected component at once. `only`: the schedule of these statements alone
+    (the loops between a SCoP's time loops, cpu/__init__.py). `accept`: what the
+    caller needs of the schedule (a time band): a relaxed problem's schedule without it
+    makes isl try the exact problem (relaxed.py)."""
+    if not outer_coincidence:     # the time tiles' schedule: their model checks its band
         with without_outer_coincidence(scop.ctx, whole_component):
-            return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
-    if serial is not None:
-        return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
+            return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last, only,
+                                     relaxed_first=True, accept=accept)
+    if serial is not None or only is not None:
+        return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last, only)
     return _SCHEDULES.get((scop, deps), (fixed, last, options.reschedule, options.schedule_timeout),
                           lambda: _compute_schedule(scop, deps, options, diagnostics, fixed, None, last))
 
 
 def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
                       fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
-                      last: frozenset[str] = frozenset()) -> isl.Schedule:
-    """isl's schedule; the original loop order when asked, or when isl takes too long.
+                      last: frozenset[str] = frozenset(), only: frozenset[str] | None = None,
+                      relaxed_first: bool = False, accept: Callable[[isl.Schedule], bool] | None = None
+                      ) -> isl.Schedule:
+    """isl's schedule; the original loop order when asked, or when isl fails or takes
+    too long both on the program's constraints and on them without their constant upper
+    bounds (relaxed.py; asked first with `relaxed_first`, else after a timeout).
 
     With live-range reordering, the order dependences of the variables not in
     `fixed` are conditional validity constraints (conditioned on the live ranges).
@@ -55,51 +67,91 @@ def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnosti
     `serial`: more dependences for the coincidence constraints alone (chains of
     reductions whose order may change but which no parallel loop may split).
     `last`: statements that run after all others in their original order (the copies
-    back of expanded arrays, expansion.py), which isl's fusion would only complicate."""
+    back of expanded arrays, expansion.py), which isl's fusion would only complicate.
+    `only`: the statements to schedule, the others left out (isl skips the conditional
+    validity constraints of statements not in its domain)."""
     coincidence = deps.coincidence(fixed) if serial is None else deps.coincidence(fixed).union(serial)
+    domain = scop.domain if only is None else _instances(scop, only)
+    original = scop.schedule if only is None else scop.schedule.intersect_domain(domain)
     if not options.reschedule or not deps.value_based:   # a SCoP too costly for isl's dataflow
-        return mark_coincident(scop.schedule, coincidence)   # is too costly for its scheduler
-    domain, validity = scop.domain, deps.validity(fixed)
+        return mark_coincident(original, coincidence)   # is too costly for its scheduler
+    validity = deps.validity(fixed)
+    proximity = deps.flow.union(deps.false) if deps.reordering else deps.all
     if last:
         domain = domain.subtract(_instances(scop, last))
+    if last or only is not None:
         coincidence = coincidence.intersect_domain(domain).intersect_range(domain)
         validity = validity.intersect_domain(domain).intersect_range(domain)
-    constraints = (isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
-                   .set_validity(validity).set_coincidence(coincidence))
-    if deps.reordering:
-        constraints = (constraints.set_conditional_validity(deps.tagged_flow, deps.conditional_validity(fixed))
-                       .set_proximity(deps.flow.union(deps.false)))
-    else:
-        constraints = constraints.set_proximity(deps.all)
-    try:
-        schedule = compute_with_timeout(constraints, options.schedule_timeout)
-    except isl.Error as exc:
+        proximity = proximity.intersect_domain(domain).intersect_range(domain)
+    conditional = (deps.tagged_flow, deps.conditional_validity(fixed)) if deps.reordering else None
+    schedule, failure = _solved(_problems(scop, domain, validity, coincidence, proximity, conditional,
+                                          relaxed_first), options.schedule_timeout, accept)
+    if failure is not None:
         # e.g. "unable to carry dependences": the original order is always valid
-        diagnostics.warn(f"isl's scheduler failed on the SCoP of '{scop.function}' ({isl_failure(exc)}); "
-                         "keeping the original loop order (its parallel loops still run on the GPU)",
+        diagnostics.warn(f"isl's scheduler failed on the SCoP of '{scop.function}' ({failure}); keeping the "
+                         "original loop order (its parallel loops still run on the GPU)",
                          scop.file, scop.start_line, 1)
-        return mark_coincident(scop.schedule, coincidence)
+        return mark_coincident(original, coincidence)
     if schedule is None:
         diagnostics.warn(f"isl's scheduler did not finish within {options.schedule_timeout:g} s for the SCoP "
                          f"of '{scop.function}'; keeping the original loop order (its parallel loops still "
                          "run on the GPU); --schedule-timeout sets the bound", scop.file, scop.start_line, 1)
-        return mark_coincident(scop.schedule, coincidence)
-    schedule = ordered_sets(schedule, deps.all)
+        return mark_coincident(original, coincidence)
+    schedule = ordered_sets(schedule.intersect_domain(domain), deps.all)
     if not _runs_every_instance(schedule, domain):
         # isl's tree has been seen to leave statements of its domain out of every leaf's
         # filter (fuzz 2812:181): code generated from it would never run them
         diagnostics.warn(f"isl's scheduler left statements of the SCoP of '{scop.function}' out of its "
                          "schedule; keeping the original loop order (its parallel loops still run on the GPU)",
                          scop.file, scop.start_line, 1)
-        return mark_coincident(scop.schedule, coincidence)
+        return mark_coincident(original, coincidence)
     if last:
         schedule = schedule.sequence(mark_coincident(scop.schedule, coincidence).intersect_domain(
             _instances(scop, last)))
-    if deps.reordering and not respects(schedule, deps.validity(fixed)):
+    everything = deps.validity(fixed) if only is None else \
+        deps.validity(fixed).intersect_domain(domain).intersect_range(domain)
+    if deps.reordering and not respects(schedule, everything):
         # a safety net under isl's conditional validity (see above): every order dependence kept
         return _compute_schedule(scop, deps, options, diagnostics, frozenset(a.name for a in scop.arrays), serial,
-                                 last)
+                                 last, only)
     return schedule
+
+
+def _problems(scop: Scop, domain: isl.UnionSet, validity: isl.UnionMap, coincidence: isl.UnionMap,
+              proximity: isl.UnionMap, conditional: tuple[isl.UnionMap, isl.UnionMap] | None,
+              relaxed_first: bool) -> list[isl.ScheduleConstraints]:
+    """The schedule constraints to ask isl, in order: the program's, and the same
+    without their constant upper bounds where there are any (relaxed.py)."""
+    def constraints(dom, valid, coincident, near, cond) -> isl.ScheduleConstraints:
+        made = (isl.ScheduleConstraints.on_domain(dom).set_context(scop.context)
+                .set_validity(valid).set_coincidence(coincident).set_proximity(near))
+        return made if cond is None else made.set_conditional_validity(*cond)
+    exact = constraints(domain, validity, coincidence, proximity, conditional)
+    parts = [without_upper_bounds(x) for x in (domain, validity, coincidence, proximity,
+                                               *(conditional or ()))]
+    if not any(dropped for _, dropped in parts):
+        return [exact]
+    loose = [x for x, _ in parts]
+    relaxed = constraints(*loose[:4], None if conditional is None else tuple(loose[4:]))
+    return [relaxed, exact] if relaxed_first else [exact, relaxed]
+
+
+def _solved(problems: list[isl.ScheduleConstraints], timeout: float,
+            accept: Callable[[isl.Schedule], bool] | None = None) -> tuple[isl.Schedule | None, str | None]:
+    """The schedule of the first of `problems` isl solves within `timeout` seconds and
+    that `accept` takes, else of the first it solves; else None, with isl's last failure
+    (None where every one ran out of time)."""
+    failure, first = None, None
+    for problem in problems:
+        try:
+            schedule = compute_with_timeout(problem, timeout)
+        except isl.Error as exc:
+            failure = isl_failure(exc)
+            continue
+        if schedule is not None and (accept is None or accept(schedule)):
+            return schedule, None
+        first = first or schedule
+    return (first, None) if first is not None else (None, failure)
 
 
 def _runs_every_instance(schedule: isl.Schedule, domain: isl.UnionSet) -> bool:
@@ -131,20 +183,17 @@ def scheduling_start(scop: Scop, options: Options, diagnostics: Diagnostics):
 
 
 def schedule_of_part(scop: Scop, dependences: isl.UnionMap, instances: isl.UnionSet,
-                     options: Options) -> isl.Schedule | None:
+                     options: Options, accept: Callable[[isl.Schedule], bool] | None = None) -> isl.Schedule | None:
     """isl's schedule of `instances` alone (a time loop among the SCoP's top-level loops,
     time_loops.py), asked without outer coincidence: the C target's time tiles. Every
     dependence among them is a validity and proximity constraint (no live ranges
     reordered: a stencil has none). None where isl fails or takes too long: the loop
     then keeps isl's usual schedule."""
     inside = dependences.intersect_domain(instances).intersect_range(instances)
-    constraints = (isl.ScheduleConstraints.on_domain(instances).set_context(scop.context)
-                   .set_validity(inside).set_coincidence(inside).set_proximity(inside))
     with without_outer_coincidence(scop.ctx, False):
-        try:
-            schedule = compute_with_timeout(constraints, options.schedule_timeout)
-        except isl.Error:
-            return None
-    if schedule is None or not _runs_every_instance(schedule, instances):
+        schedule, _ = _solved(_problems(scop, instances, inside, inside, inside, None, relaxed_first=True),
+                              options.schedule_timeout, accept)
+    if schedule is None:
         return None
-    return ordered_sets(schedule, inside)
+    schedule = schedule.intersect_domain(instances)
+    return ordered_sets(schedule, inside) if _runs_every_instance(schedule, instances) else None

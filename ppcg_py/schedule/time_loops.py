@@ -4,9 +4,10 @@ A time loop is a loop of the SCoP's top level (the whole SCoP, or a child of its
 outer sequence: a grid filled before it, a sum taken after it) with loops inside
 that carries a dependence among its own statements: a stencil's time steps, a
 factorisation's `k`. Both targets replace isl's schedule of such a loop by one of
-their own (the C target's tiles along time, cpu/time_tiles.py; CUDA's split tiles,
-gpu/hybrid.py), where isl's schedule runs its statements under a filter of their
-own: the order around them stays isl's.
+their own: the C target runs the SCoP's top-level loops in their own order, each
+time loop tiled along time and the others in isl's usual schedule of them alone
+(cpu/__init__.py); CUDA's split tiles (gpu/hybrid.py) replace the subtree where isl's
+usual schedule runs the loop's statements under a filter of their own.
 """
 from __future__ import annotations
 
@@ -19,28 +20,32 @@ from .parallel import zero_distance
 NT = isl.schedule_node_type
 
 
-def time_loops(scop: Scop, dependences: isl.UnionMap) -> list[tuple[isl.ScheduleNode, isl.UnionSet]]:
-    """The time loops of the SCoP's original schedule (those that carry some of
-    `dependences`): (band, its instances)."""
+def top_level(scop: Scop) -> list[tuple[isl.ScheduleNode, isl.UnionSet]]:
+    """The SCoP's original schedule at its top level, in order: the whole tree, or each
+    child of its outer sequence (node, its instances)."""
     node = scop.schedule.get_root()
     while node.get_type() in (NT.domain, NT.context, NT.mark) and node.n_children() == 1:
         node = node.child(0)
-    if node.get_type() == NT.band:
-        candidates = [node]
-    elif node.get_type() == NT.sequence:
-        candidates = [node.child(k).child(0) for k in range(node.n_children())]
-    else:
-        candidates = []
-    found = []
-    for band in candidates:
-        if band.get_type() != NT.band or band.child(0).get_type() not in (NT.band, NT.sequence):
-            continue    # no loop (a sweep) inside it
-        instances = band.get_domain()
-        time = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
-        inside = dependences.intersect_domain(instances).intersect_range(instances)
-        if not zero_distance(inside, time):
-            found.append((band, instances))
-    return found
+    if node.get_type() == NT.sequence:
+        return [(node.child(k).child(0), node.child(k).child(0).get_domain()) for k in range(node.n_children())]
+    return [(node, node.get_domain())]
+
+
+def is_time_loop(node: isl.ScheduleNode, dependences: isl.UnionMap) -> bool:
+    """Whether `node` (of `top_level`) is a loop with loops inside (the sweeps) that
+    carries some of `dependences`."""
+    if node.get_type() != NT.band or node.child(0).get_type() not in (NT.band, NT.sequence):
+        return False
+    instances = node.get_domain()
+    time = isl.UnionMap.from_multi_union_pw_aff(node.band_get_partial_schedule())
+    inside = dependences.intersect_domain(instances).intersect_range(instances)
+    return not zero_distance(inside, time)
+
+
+def time_loops(scop: Scop, dependences: isl.UnionMap) -> list[tuple[isl.ScheduleNode, isl.UnionSet]]:
+    """The time loops of the SCoP's original schedule (those that carry some of
+    `dependences`): (band, its instances)."""
+    return [(node, instances) for node, instances in top_level(scop) if is_time_loop(node, dependences)]
 
 
 def place_apart(schedule: isl.Schedule, instances: isl.UnionSet) -> isl.ScheduleNode | None:
@@ -62,39 +67,6 @@ def place_apart(schedule: isl.Schedule, instances: isl.UnionSet) -> isl.Schedule
                 return found
         return None
     return search(root)
-
-
-def grafted(place: isl.ScheduleNode, subtree: isl.ScheduleNode) -> isl.ScheduleNode:
-    """The tree of `place` with its subtree replaced by a copy of `subtree` (a tree over
-    the same instances: bands with their flags, sequences, sets, filters and marks);
-    returns the node at `place`. isl offers no grafting of a tree inside another."""
-    return _copied(place.cut(), subtree)
-
-
-def _copied(leaf: isl.ScheduleNode, node: isl.ScheduleNode) -> isl.ScheduleNode:
-    """`node`'s subtree rebuilt at `leaf`; returns the node at `leaf`'s position."""
-    kind = node.get_type()
-    if kind == NT.leaf:
-        return leaf
-    if kind == NT.band:
-        band = leaf.insert_partial_schedule(node.band_get_partial_schedule())
-        band = band.band_set_permutable(int(node.band_get_permutable()))
-        for m in range(node.band_n_member()):
-            band = band.band_member_set_coincident(m, int(node.band_member_get_coincident(m)))
-        return _copied(band.child(0), node.child(0)).parent()
-    if kind == NT.mark:
-        return _copied(leaf.insert_mark(node.mark_get_id()).child(0), node.child(0)).parent()
-    if kind == NT.filter:
-        return _copied(leaf.insert_filter(filter_instances(node)).child(0), node.child(0)).parent()
-    if kind in (NT.sequence, NT.set):
-        filters = isl.UnionSetList.alloc(leaf.get_ctx(), node.n_children())
-        for k in range(node.n_children()):
-            filters = filters.add(filter_instances(node.child(k)))
-        out = leaf.insert_sequence(filters) if kind == NT.sequence else leaf.insert_set(filters)
-        for k in range(node.n_children()):
-            out = _copied(out.child(k).child(0), node.child(k).child(0)).parent().parent()
-        return out
-    raise ValueError(f"a schedule node of type {kind} cannot be copied")
 
 
 def scalar_writer(scop: Scop, statements: frozenset[str]) -> str | None:

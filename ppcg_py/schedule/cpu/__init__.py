@@ -51,7 +51,7 @@ from ..plan import ScheduledScop
 from ..private import changed_values, privatize
 from ..scheduler import compute_schedule, schedule_of_part, scheduling_start
 from ..sizes import KernelSizes, kernel_sizes, user_sizes
-from ..time_loops import grafted, place_apart, scalar_writer, time_loops, where
+from ..time_loops import is_time_loop, scalar_writer, top_level, where
 from .cache_sizes import (blocked_tile_sizes, cache_tile_sizes, edge_free_columns, element_bytes, shared_tile_size,
                           host_caches, shares_fit, vector_bytes, worth_tiling)
 from .epilogues import epilogues_apart
@@ -322,10 +322,10 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
     while True:
         across_time, time_note = _time_schedule(scop, deps, options, fixed, whole_component) \
             if relaxation is None else (None, None)
-        schedule = across_time or compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
-        time_statements, loop_notes = statement_names(scop.domain) if across_time else frozenset(), ()
-        if across_time is None and relaxation is None:
-            schedule, time_statements, loop_notes = _time_loops_apart(scop, deps, options, schedule)
+        time_statements, loop_notes, apart = statement_names(scop.domain) if across_time else frozenset(), (), None
+        if across_time is None and relaxation is None and not last:
+            apart, time_statements, loop_notes = _time_loops_apart(scop, deps, options, diagnostics, fixed)
+        schedule = across_time or apart or compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
         finder = None
         if relaxation is not None:     # isl's flags say parallel under the relaxed constraints
             schedule = strict_coincidence(schedule, full.coincidence(fixed))
@@ -380,7 +380,7 @@ def _time_schedule(scop: Scop, deps, options: Options, fixed: frozenset[str],
     if modelled and (why := fits_in_l2(scop)) is not None:
         return None, f"{refused}: {why}"
     across = compute_schedule(scop, deps, options, Diagnostics(), fixed, outer_coincidence=False,
-                              whole_component=whole_component)
+                              whole_component=whole_component, accept=lambda s: time_band(s) is not None)
     band = time_band(across)
     if band is None:
         return None, f"{refused}: isl finds no permutable band around every statement that includes its outermost loop"
@@ -406,51 +406,75 @@ def _time_tiles_note(start: str, walk: _Walk, statements: frozenset[str]) -> str
     return f"{start}: {how}"
 
 
-def _time_loops_apart(scop: Scop, deps, options: Options, schedule: isl.Schedule
-                      ) -> tuple[isl.Schedule, frozenset[str], tuple[tuple[str, frozenset[str]], ...]]:
-    """isl's usual `schedule` with each time loop among the SCoP's top-level loops (a grid
-    filled before it, a sum taken after it; time_loops.py) that isl's schedule runs apart
-    given isl's schedule of that loop alone without outer coincidence, where its top band
-    may be tiled along time and the model says it pays (the tests of `_time_schedule`, on
-    the loop's own arrays); the statements of those loops, and per loop its -v line's
-    start with its statements (empty where refused, the line then whole)."""
-    if not (options.tile and options.time_tiles != "never" and options.reschedule and deps.value_based):
-        return schedule, frozenset(), ()
-    modelled = options.time_tiles == "auto"
-    tiled: set[str] = set()
+def _time_loops_apart(scop: Scop, deps, options: Options, diagnostics: Diagnostics, fixed: frozenset[str]
+                      ) -> tuple[isl.Schedule | None, frozenset[str], tuple[tuple[str, frozenset[str]], ...]]:
+    """Where the SCoP's top level is a sequence with time loops among its children (a
+    grid filled before a stencil, a sum taken after it; time_loops.py): the children in
+    their own order, each time loop that the model keeps (`_time_loop_schedule`) by isl's
+    schedule of it alone without outer coincidence, the children between them by isl's
+    usual schedule of them alone; None where no time loop is kept (isl's usual schedule
+    of the whole SCoP then). isl's usual schedule of a stencil among other loops has
+    taken over 30 s (heat-3d's with a fill and a sum), of the pieces under 2 s; no
+    loop fuses across a time loop anyway. Also the statements of the time loops kept,
+    and per time loop its -v line's start with its statements (none where refused)."""
+    children = top_level(scop)
+    if len(children) < 2 or not (options.tile and options.time_tiles != "never" and options.reschedule
+                                 and deps.value_based):
+        return None, frozenset(), ()
+    pieces: list[isl.Schedule] = []
+    between: frozenset[str] = frozenset()
+    tiled: frozenset[str] = frozenset()
     notes: list[tuple[str, frozenset[str]]] = []
-    # a loop that carries only anti and output dependences (a temporary array used again
-    # in each iteration, doitgen's `sum` after expansion) passes no values along time
-    for _, instances in time_loops(scop, deps.flow):
-        if instances.is_equal(scop.domain):
-            continue    # the whole SCoP: `_time_schedule`'s
+    for node, instances in children:
         names = frozenset(statement_names(instances))
-        loop = f"the time loop around {where(scop, instances)} of the SCoP of '{scop.function}'"
-        refused = f"time tiles: none for {loop}"
-        if (writer := scalar_writer(scop, names)) is not None:
-            notes.append((f"{refused}: {writer} writes a scalar", frozenset()))
+        # a loop that carries only anti and output dependences (a temporary array used
+        # again in each iteration: doitgen's `sum` after expansion) passes nothing along time
+        across = None
+        if is_time_loop(node, deps.flow):
+            across, note = _time_loop_schedule(scop, deps, options, instances)
+            notes.append((note, names if across is not None else frozenset()))
+        if across is None:
+            between |= names
             continue
-        if modelled and (why := fits_in_l2(scop, statements=names)) is not None:
-            notes.append((f"{refused}: {why}", frozenset()))
-            continue
-        place = place_apart(schedule, instances)
-        if place is None:
-            notes.append((f"{refused}: isl's schedule runs its statements with others, or inside a loop",
-                          frozenset()))
-            continue
-        across = schedule_of_part(scop, deps.all, instances, options)
-        band = None if across is None else time_band(across)
-        if band is None:
-            notes.append((f"{refused}: isl finds no permutable band around its statements that includes it",
-                          frozenset()))
-            continue
-        if modelled and (why := recurrent_rows(band, deps.all) or unbounded_distances(band, deps.flow)):
-            notes.append((f"{refused}: {why}", frozenset()))
-            continue
-        schedule = grafted(place, band).get_schedule()
+        if between:
+            pieces.append(compute_schedule(scop, deps, options, diagnostics, fixed, only=between))
+            between = frozenset()
+        pieces.append(across)
         tiled |= names
-        notes.append((f"time tiles: {loop}", names))
-    return schedule, frozenset(tiled), tuple(notes)
+    if not tiled:
+        return None, frozenset(), tuple(notes)
+    if between:
+        pieces.append(compute_schedule(scop, deps, options, diagnostics, fixed, only=between))
+    schedule = pieces[0]
+    for piece in pieces[1:]:
+        schedule = schedule.sequence(piece)
+    return schedule, tiled, tuple(notes)
+
+
+def _time_loop_schedule(scop: Scop, deps, options: Options, instances: isl.UnionSet
+                        ) -> tuple[isl.Schedule | None, str]:
+    """isl's schedule of one time loop among the SCoP's top-level loops, alone and without
+    outer coincidence, where its top band may be tiled along time and the model says it
+    pays (the tests of `_time_schedule` on the loop's own arrays, and two more: no
+    statement writes a scalar, the values travel a stencil's few elements per step);
+    else None. With the start of its -v line."""
+    names = frozenset(statement_names(instances))
+    loop = f"the time loop around {where(scop, instances)} of the SCoP of '{scop.function}'"
+    refused = f"time tiles: none for {loop}"
+    modelled = options.time_tiles == "auto"
+    if modelled and (why := fits_in_l2(scop, statements=names)) is not None:
+        return None, f"{refused}: {why}"
+    if (writer := scalar_writer(scop, names)) is not None:
+        return None, f"{refused}: {writer} writes a scalar"
+    across = schedule_of_part(scop, deps.all, instances, options, accept=lambda s: time_band(s) is not None)
+    if across is None:
+        return None, f"{refused}: isl's scheduler failed or took too long"
+    band = time_band(across)
+    if band is None:
+        return None, f"{refused}: isl finds no permutable band around its statements that includes it"
+    if modelled and (why := recurrent_rows(band, deps.all) or unbounded_distances(band, deps.flow)):
+        return None, f"{refused}: {why}"
+    return across, f"time tiles: {loop}"
 
 
 def _folded_scalars(scop: Scop, groups: tuple[ReductionGroup, ...]) -> dict[str, frozenset[str]]:
