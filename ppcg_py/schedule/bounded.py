@@ -1,7 +1,8 @@
 """Run isl's scheduler with a bound on its CPU time, and isl's dataflow analysis apart.
 
 isl's scheduler can run for minutes (PolyBench's heat-3d with constant loop
-bounds), and its operation limit does not bound the expensive part. The scheduler
+bounds, which relaxed.py's problem without them avoids), and its operation limit
+does not bound the expensive part. The scheduler
 runs in a forked child (watchdog.py), which inherits every isl object
 copy-on-write and sends back only the schedule's text; past the timeout (CPU
 seconds) the child is killed and the caller falls back to a simpler schedule.

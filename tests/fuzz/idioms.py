@@ -32,7 +32,8 @@ inserts it at a random place of the finished program:
                               `1 <= x < n - 1` of parameters no tile size divides (a stream of
                               its own, after the products); half of them a SCoP of their own,
                               the time loop around every statement (the shape tiled along
-                              time); `stencils_always` puts one in every program
+                              time), three in ten of constant extent; `stencils_always` puts
+                              one in every program
 
 The scalar idioms use the function's scalars (in-out ones, whose final value
 the program dumps, and temporaries the SCoP alone uses, some declared without a
@@ -86,6 +87,7 @@ INSERTIONS = ((0, 3), (1, 4), (2, 3), (3, 1))   # how many idioms a program gets
 PRODUCT_CHANCE = 0.3
 STENCIL_CHANCE = 0.2
 STENCIL_ALONE_CHANCE = 0.5   # of those, a SCoP of its own: the time loop around every statement
+STENCIL_CONSTANT_CHANCE = 0.3   # of those, the grid's extent a constant (relaxed scheduling problems)
 
 
 @dataclass(frozen=True)
@@ -194,6 +196,7 @@ class Idioms:
         self.g.scalars = list(gen.scalars)
         self.g.arrays = list(gen.arrays)
         self.buffers: list[ArrayDecl] = []
+        self.constant_sizes = False     # a stencil's extent a constant, not a parameter
         self.taken = {a.name for a in gen.arrays} | {n for n, _ in gen.params} | set(ITERATORS) \
             | {s.name for s in gen.scalars}
         self.counter = 0
@@ -746,7 +749,9 @@ class Idioms:
         t, *space = ITERATORS[depth:depth + 1 + dims]
         ctype = self.array_type()
         kind = self.rng.choice(("jacobi", "parity", "seidel"))
-        extent = self.g.param()
+        extent: IExpr = self.g.param()
+        if self.constant_sizes:     # the parameter's value: isl schedules constant bounds otherwise
+            extent = Const(dict(self.g.params)[extent.name])
         steps = self.g.param() if self.chance(0.5) else Const(self.rng.randint(2, 5))
 
         def sweep(body: Node) -> Loop:
@@ -823,6 +828,7 @@ def with_stencil(program: Program, gen: Generator, seed: str, attempt: int, feat
         return program
     idioms = Idioms(replace_arrays(gen, program), rng, features)
     idioms.taken |= {name for scop in program.scops for name in _names_in(scop)}
+    idioms.constant_sizes = random.Random(f"stencil-constant:{seed}:{attempt}").random() < STENCIL_CONSTANT_CHANCE
     if random.Random(f"stencil-alone:{seed}:{attempt}").random() < STENCIL_ALONE_CHANCE:
         # a SCoP of its own, after the others: its time loop runs around every statement,
         # the shape tiled along time (C target) and split along time (CUDA's --hybrid)
