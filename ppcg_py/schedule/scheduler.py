@@ -150,7 +150,8 @@ def _solved(problems: list[isl.ScheduleConstraints], timeout: float,
             continue
         if schedule is not None and (accept is None or accept(schedule)):
             return schedule, None
-        first = first or schedule
+        if first is None:
+            first = schedule
     return (first, None) if first is not None else (None, failure)
 
 
@@ -179,7 +180,6 @@ def scheduling_start(scop: Scop, options: Options, diagnostics: Diagnostics):
     names = Names.avoiding(scop.used_names | frozenset(scop.parameters))
     fixed = frozenset(a.name for a in scop.arrays if not a.is_scalar)
     return deps, sizes, names, fixed, frozenset(a.name for a in scop.arrays) - fixed
-
 
 
 def schedule_of_part(scop: Scop, dependences: isl.UnionMap, instances: isl.UnionSet,

@@ -322,7 +322,8 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
     while True:
         across_time, time_note = _time_schedule(scop, deps, options, fixed, whole_component) \
             if relaxation is None else (None, None)
-        time_statements, loop_notes, apart = statement_names(scop.domain) if across_time else frozenset(), (), None
+        time_statements = statement_names(scop.domain) if across_time else frozenset()
+        loop_notes, apart = (), None
         if across_time is None and relaxation is None and not last:
             apart, time_statements, loop_notes = _time_loops_apart(scop, deps, options, diagnostics, fixed)
         schedule = across_time or apart or compute_schedule(scop, deps, options, diagnostics, fixed, serial, last)
