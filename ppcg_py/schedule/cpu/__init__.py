@@ -432,7 +432,7 @@ def _time_loops_apart(scop: Scop, deps, options: Options, diagnostics: Diagnosti
         # again in each iteration: doitgen's `sum` after expansion) passes nothing along time
         across = None
         if is_time_loop(node, deps.flow):
-            across, note = _time_loop_schedule(scop, deps, options, instances)
+            across, note = _time_loop_schedule(scop, deps, options, node, instances)
             notes.append((note, names if across is not None else frozenset()))
         if across is None:
             between |= names
@@ -452,7 +452,7 @@ def _time_loops_apart(scop: Scop, deps, options: Options, diagnostics: Diagnosti
     return schedule, tiled, tuple(notes)
 
 
-def _time_loop_schedule(scop: Scop, deps, options: Options, instances: isl.UnionSet
+def _time_loop_schedule(scop: Scop, deps, options: Options, node: isl.ScheduleNode, instances: isl.UnionSet
                         ) -> tuple[isl.Schedule | None, str]:
     """isl's schedule of one time loop among the SCoP's top-level loops, alone and without
     outer coincidence, where its top band may be tiled along time and the model says it
@@ -467,6 +467,8 @@ def _time_loop_schedule(scop: Scop, deps, options: Options, instances: isl.Union
         return None, f"{refused}: {why}"
     if (writer := scalar_writer(scop, names)) is not None:
         return None, f"{refused}: {writer} writes a scalar"
+    if modelled and (why := unbounded_distances(node, deps.flow)):     # along the loop itself: before isl
+        return None, f"{refused}: {why}"
     across = schedule_of_part(scop, deps.all, instances, options, accept=lambda s: time_band(s) is not None)
     if across is None:
         return None, f"{refused}: isl's scheduler failed or took too long"

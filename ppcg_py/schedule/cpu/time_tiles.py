@@ -139,11 +139,12 @@ STENCIL_REACH = 8      # elements a stencil's values travel per member of its ba
 
 def unbounded_distances(band: isl.ScheduleNode, flow: isl.UnionMap) -> str | None:
     """Why a time loop among others (time_loops.py) is not a stencil whose tiles pay, or
-    None: along each member of its time band, the values its statements pass on
-    (`flow`) must travel at most `STENCIL_REACH` elements, whatever the parameters (a
-    stencil's skewed steps and neighbours: 1 to 4). ludcmp's factorisation, its scalar
-    given a copy per iteration, has a band too, but its values travel the whole matrix:
-    tiled along time, 3.8 times slower than its usual schedule."""
+    None: along each member of its time band (or of the loop itself, asked before isl's
+    scheduler), the values its statements pass on (`flow`) must travel at most
+    `STENCIL_REACH` elements, whatever the parameters (a stencil's skewed steps and
+    neighbours: 1 to 4). ludcmp's factorisation, its scalar given a copy per iteration,
+    has a band too, but its values travel the whole matrix: tiled along time, 3.8 times
+    slower than its usual schedule."""
     partial = band.band_get_partial_schedule()
     for k in range(band.band_n_member()):
         member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
