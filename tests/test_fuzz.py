@@ -66,3 +66,14 @@ def test_random_program_with_a_stencil(name, target, tmp_path):
     assert outcome.verdict == "pass", (
         f"{outcome.verdict} {outcome.detail}\n{outcome.message[:3000]}\n"
         f"replay: cd tests && python -m fuzz --target {target} --replay {name} [--shrink-one --save]")
+
+
+def test_hybrid_skips_a_loop_with_a_statement_that_never_runs(tmp_path):
+    """Fuzz 2863:74 (stencils in every program): a statement under contradictory
+    conditions (`i + i <= n` and not) has no instances, so no sweep's filter holds it;
+    --hybrid indexed its step and crashed. The loop now keeps isl's schedule."""
+    from fuzz.generate import Features
+    program, args = make_case("2863:74", Features(stencils_always=True), target="cuda")
+    assert "--hybrid" in args
+    outcome = run_case(render(program), program, args, tmp_path, use_nvcc=False, cpu_limit=CPU_LIMIT_S)
+    assert outcome.verdict == "pass", f"{outcome.verdict} {outcome.detail}\n{outcome.message[:3000]}"

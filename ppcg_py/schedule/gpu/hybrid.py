@@ -180,7 +180,10 @@ def _space(scop: Scop, names: frozenset[str], steps: isl.UnionMap) -> dict[str, 
         index = writes[0].index.intersect_domain(stmt.domain)
         if index.dim(isl.dim_type.out) == 0:
             return f"{stmt.name} (line {stmt.line}) writes a scalar"
-        step = maps_of(steps.intersect_domain(isl.UnionSet.from_set(stmt.domain)))[0]
+        stepped = maps_of(steps.intersect_domain(isl.UnionSet.from_set(stmt.domain)))
+        if not stepped:     # under no sweep's filter of the loop's tree (fuzz 2863:74)
+            return f"{stmt.name} (line {stmt.line}) runs at no step of the loop's sweeps"
+        step = stepped[0]
         for k in reversed(range(index.dim(isl.dim_type.out))):
             alone = index.project_out(isl.dim_type.out, k + 1, index.dim(isl.dim_type.out) - k - 1) \
                 .project_out(isl.dim_type.out, 0, k)
