@@ -432,7 +432,7 @@ def _time_loops_apart(scop: Scop, deps, options: Options, diagnostics: Diagnosti
         # again in each iteration: doitgen's `sum` after expansion) passes nothing along time
         across = None
         if is_time_loop(node, deps.flow):
-            across, note = _time_loop_schedule(scop, deps, options, node, instances)
+            across, note = _time_loop_schedule(scop, deps, options, node, instances, names)
             notes.append((note, names if across is not None else frozenset()))
         if across is None:
             between |= names
@@ -452,14 +452,13 @@ def _time_loops_apart(scop: Scop, deps, options: Options, diagnostics: Diagnosti
     return schedule, tiled, tuple(notes)
 
 
-def _time_loop_schedule(scop: Scop, deps, options: Options, node: isl.ScheduleNode, instances: isl.UnionSet
-                        ) -> tuple[isl.Schedule | None, str]:
+def _time_loop_schedule(scop: Scop, deps, options: Options, node: isl.ScheduleNode, instances: isl.UnionSet,
+                        names: frozenset[str]) -> tuple[isl.Schedule | None, str]:
     """isl's schedule of one time loop among the SCoP's top-level loops, alone and without
     outer coincidence, where its top band may be tiled along time and the model says it
     pays (the tests of `_time_schedule` on the loop's own arrays, and two more: no
     statement writes a scalar, the values travel a stencil's few elements per step);
-    else None. With the start of its -v line."""
-    names = frozenset(statement_names(instances))
+    else None (`names`: its statements). With the start of its -v line."""
     loop = f"the time loop around {where(scop, instances)} of the SCoP of '{scop.function}'"
     refused = f"time tiles: none for {loop}"
     modelled = options.time_tiles == "auto"
