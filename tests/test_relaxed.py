@@ -47,3 +47,75 @@ def test_heat_3d_with_constant_sizes_is_scheduled_and_tiled_along_time(tmp_path)
     assert "did not finish" not in proc.stderr and "original loop order" not in proc.stderr, proc.stderr
     assert "time tiles: the time loop around line 19 of the SCoP of 'run': kernel[1] tiles of 16 x 16 x 32" \
         in proc.stderr, proc.stderr
+
+
+def _problems_of(domain: str, dependences: str):
+    """The two problems the scheduler asks for a one-statement program: the exact one
+    and the one without constant upper bounds."""
+    from ppcg_py.schedule import scheduler
+
+    class _Scop:
+        context = isl.Set("{ : }")
+    deps = isl.UnionMap(dependences)
+    return scheduler._problems(_Scop(), isl.UnionSet(domain), deps, deps, deps, None)
+
+
+def test_a_loop_kept_serial_only_by_instances_past_a_bound_is_parallel_again(monkeypatch):
+    """`A[i] = A[9 - i]` for i <= 4: the program has no dependence, but without the bound
+    the instances past 4 read what those below write; the relaxed problem's loop is
+    marked parallel again with the program's own dependences."""
+    from ppcg_py.schedule import scheduler
+    problems = _problems_of("{ S[i] : 0 <= i <= 4 }", "{ S[i] -> S[i'] : false }")
+    assert problems.relaxed is not None
+    relaxed_deps = isl.UnionMap("{ S[i] -> S[9 - i] : 0 <= i <= 4 }")
+    problems = scheduler._Problems(problems.exact, problems.relaxed.set_validity(relaxed_deps)
+                                   .set_coincidence(relaxed_deps).set_proximity(relaxed_deps),
+                                   problems.coincidence)
+    monkeypatch.setattr(scheduler, "compute_with_timeout",
+                        lambda problem, timeout: None if problem is problems.exact else problem.compute_schedule())
+    schedule, failure = scheduler._solved(problems, 30.0, prefer_exact=True)
+    assert failure is None
+    band = schedule.get_root().child(0)
+    assert band.get_type() == isl.schedule_node_type.band
+    assert band.band_member_get_coincident(0)
+    assert not problems.relaxed.compute_schedule().get_root().child(0).band_member_get_coincident(0)
+
+
+def test_the_exact_problem_waits_only_so_long_once_the_relaxed_one_is_solved(monkeypatch):
+    """isl's usual schedule prefers the program's own constraints; with the relaxed
+    problem's solution in hand it gives them EXACT_AFTER_RELAXED seconds, not the whole
+    --schedule-timeout (deriche and heat-3d with constant sizes: 32 s -> 12 s)."""
+    from ppcg_py.schedule import scheduler
+    problems = _problems_of("{ S[t, i] : 0 <= t <= 9 and 0 <= i <= 99 }",
+                            "{ S[t, i] -> S[t + 1, i] : 0 <= t <= 8 and 0 <= i <= 99 }")
+    asked = []
+
+    def solve(problem, timeout):
+        asked.append(("exact" if problem is problems.exact else "relaxed", timeout))
+        return None if problem is problems.exact else problem.compute_schedule()
+    monkeypatch.setattr(scheduler, "compute_with_timeout", solve)
+    schedule, _ = scheduler._solved(problems, 30.0, prefer_exact=True)
+    assert asked == [("relaxed", scheduler.EXACT_AFTER_RELAXED), ("exact", scheduler.EXACT_AFTER_RELAXED)]
+    assert schedule is not None
+    asked.clear()
+    monkeypatch.setattr(scheduler, "compute_with_timeout",
+                        lambda problem, timeout: asked.append(timeout) or problem.compute_schedule())
+    schedule, _ = scheduler._solved(problems, 30.0, prefer_exact=True)
+    assert schedule.get_domain().is_equal(isl.UnionSet("{ S[t, i] : 0 <= t <= 9 and 0 <= i <= 99 }"))
+    asked.clear()
+    scheduler._solved(problems, 0.0, prefer_exact=True)     # --schedule-timeout 0: no bound, as asked
+    assert asked == [0.0, 0.0]
+
+
+def test_the_time_tiles_take_the_relaxed_solution_without_asking_the_exact_problem(monkeypatch):
+    from ppcg_py.schedule import scheduler
+    problems = _problems_of("{ S[t, i] : 0 <= t <= 9 and 0 <= i <= 99 }",
+                            "{ S[t, i] -> S[t + 1, i] : 0 <= t <= 8 and 0 <= i <= 99 }")
+    asked = []
+    monkeypatch.setattr(scheduler, "compute_with_timeout",
+                        lambda problem, timeout: asked.append(problem is problems.exact) or problem.compute_schedule())
+    scheduler._solved(problems, 30.0, accept=lambda schedule: True)
+    assert asked == [False]
+    asked.clear()
+    scheduler._solved(problems, 30.0, accept=lambda schedule: False)
+    assert asked == [False, True]

@@ -3,15 +3,19 @@
 A band member is coincident (its iterations may run in parallel) when no
 dependence between instances with the same outer schedule values has a non-zero
 distance along it. Used for the original loop order (`--no-reschedule`, or the
-fallback when scheduling takes too long).
+fallback when scheduling takes too long), and for isl's schedules of problems with
+more dependences than the program's (reductions relaxed, constant bounds dropped).
 """
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import islpy as isl
 
 from ..isl_context import maps_of
 
 NT = isl.schedule_node_type
+_BandMarker = Callable[[isl.ScheduleNode, isl.UnionMap], tuple[isl.ScheduleNode, isl.UnionMap]]
 
 
 def mark_coincident(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl.Schedule:
@@ -25,7 +29,18 @@ def strict_coincidence(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl
     return _visit(schedule.get_root(), dependences, strict=True).get_schedule()
 
 
-def _visit(node: isl.ScheduleNode, deps: isl.UnionMap, strict: bool = False) -> isl.ScheduleNode:
+def coincidence_of_program(schedule: isl.Schedule, dependences: isl.UnionMap) -> isl.Schedule:
+    """`schedule` with each member coincident where `dependences` not carried outside
+    its band have zero distance along it (isl's meaning of the flag, every member of a
+    band tested against the same dependences). For a schedule isl computed under more
+    dependences than the program has (constraints without their constant upper bounds,
+    relaxed.py): isl's flags hold for those, and a loop that only the instances past
+    the bounds kept serial becomes parallel again."""
+    return _visit(schedule.get_root(), dependences, mark=_raise_band).get_schedule()
+
+
+def _visit(node: isl.ScheduleNode, deps: isl.UnionMap, strict: bool = False,
+           mark: _BandMarker | None = None) -> isl.ScheduleNode:
     """Mark the bands below `node`; `deps` holds the dependences not carried above it.
 
     Each level narrows them (a filter to its statements, a band to equal values of
@@ -37,9 +52,9 @@ def _visit(node: isl.ScheduleNode, deps: isl.UnionMap, strict: bool = False) -> 
         statements = node.filter_get_filter().universe()
         deps = deps.intersect_domain(statements).intersect_range(statements)
     elif node.get_type() == NT.band:
-        node, deps = _mark_band(node, deps, strict)
+        node, deps = _mark_band(node, deps, strict) if mark is None else mark(node, deps)
     for k in range(node.n_children()):
-        node = _visit(node.child(k), deps, strict).parent()
+        node = _visit(node.child(k), deps, strict, mark).parent()
     return node
 
 
@@ -55,6 +70,18 @@ def _mark_band(node: isl.ScheduleNode, local: isl.UnionMap,
         if not zero:
             local = local.intersect(member.apply_range(member.reverse()))  # carried from here on: others see equal values
     return node, local
+
+
+def _raise_band(node: isl.ScheduleNode, local: isl.UnionMap) -> tuple[isl.ScheduleNode, isl.UnionMap]:
+    """The band with a member coincident where `local` has zero distance along it (a
+    flag already set stays); the dependences it does not carry, for its children."""
+    partial = node.band_get_partial_schedule()
+    for k in range(node.band_n_member()):
+        if not node.band_member_get_coincident(k) and \
+                zero_distance(local, isl.UnionMap.from_union_pw_aff(partial.get_at(k))):
+            node = node.band_member_set_coincident(k, 1)
+    whole = isl.UnionMap.from_multi_union_pw_aff(partial)
+    return node, local.intersect(whole.apply_range(whole.reverse()))
 
 
 def zero_distance(deps: isl.UnionMap, member: isl.UnionMap) -> bool:

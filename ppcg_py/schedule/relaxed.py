@@ -10,9 +10,13 @@ Dropping an upper bound `x <= c` lets the instances run on past it, so the relax
 dependences contain the program's: a schedule that respects them respects the
 program's, and is restricted to the real domain afterwards. Where a bound decides a
 dependence's direction (`A[i] = A[9 - i]` for `i <= 4`: past 4 it would point back),
-the larger problem may have no solution, or a worse one; so the scheduler asks it
-first only for the time tiles (whose bands their model checks), and for isl's usual
-schedule only after the exact problem ran out of time (scheduler.py).
+the larger problem may have no solution, or a worse one (trmm with constant sizes
+loses its tiled `k` loop), and its loops may be serial only for the instances past the
+bounds. So the scheduler (scheduler.py `_solved`) asks it first, marks its solution's
+parallel loops again with the program's dependences, and then asks the exact problem,
+for at most 10 s: isl's usual schedule takes the exact solution where there is one
+(the outputs of programs that compiled before do not change), the time tiles take the
+relaxed one where it has a time band (their model checks it).
 """
 from __future__ import annotations
 

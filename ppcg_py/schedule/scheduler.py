@@ -5,6 +5,7 @@ same (memo.py)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import islpy as isl
 
@@ -18,11 +19,12 @@ from ..options import Options
 from .bounded import compute_with_timeout
 from .dependences import Dependences, compute_dependences
 from .memo import Memo
-from .parallel import mark_coincident, respects
+from .parallel import coincidence_of_program, mark_coincident, respects
 from .relaxed import without_upper_bounds
 from .sizes import parse_sizes
 
 _SCHEDULES = Memo()
+EXACT_AFTER_RELAXED = 10.0    # seconds: _solved
 _DEPENDENCES = Memo()
 
 
@@ -41,8 +43,8 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
     makes isl try the exact problem (relaxed.py)."""
     if not outer_coincidence:     # the time tiles' schedule: their model checks its band
         with without_outer_coincidence(scop.ctx, whole_component):
-            return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last, only,
-                                     relaxed_first=True, accept=accept)
+            return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last, only, accept,
+                                     prefer_exact=False)
     if serial is not None or only is not None:
         return _compute_schedule(scop, deps, options, diagnostics, fixed, serial, last, only)
     return _SCHEDULES.get((scop, deps), (fixed, last, options.reschedule, options.schedule_timeout),
@@ -52,11 +54,13 @@ def compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostic
 def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnostics: Diagnostics,
                       fixed: frozenset[str] = frozenset(), serial: isl.UnionMap | None = None,
                       last: frozenset[str] = frozenset(), only: frozenset[str] | None = None,
-                      relaxed_first: bool = False, accept: Callable[[isl.Schedule], bool] | None = None
+                      accept: Callable[[isl.Schedule], bool] | None = None, prefer_exact: bool = True
                       ) -> isl.Schedule:
     """isl's schedule; the original loop order when asked, or when isl fails or takes
-    too long both on the program's constraints and on them without their constant upper
-    bounds (relaxed.py; asked first with `relaxed_first`, else after a timeout).
+    too long both on the program's constraints and on them without their constant
+    upper bounds (relaxed.py, `_solved`; `prefer_exact`: the program's own constraints'
+    solution where isl finds one, as for isl's usual schedule, whose outputs then do
+    not depend on the relaxed problem).
 
     With live-range reordering, the order dependences of the variables not in
     `fixed` are conditional validity constraints (conditioned on the live ranges).
@@ -84,8 +88,8 @@ def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnosti
         validity = validity.intersect_domain(domain).intersect_range(domain)
         proximity = proximity.intersect_domain(domain).intersect_range(domain)
     conditional = (deps.tagged_flow, deps.conditional_validity(fixed)) if deps.reordering else None
-    schedule, failure = _solved(_problems(scop, domain, validity, coincidence, proximity, conditional,
-                                          relaxed_first), options.schedule_timeout, accept)
+    schedule, failure = _solved(_problems(scop, domain, validity, coincidence, proximity, conditional),
+                                options.schedule_timeout, accept, prefer_exact=prefer_exact)
     if failure is not None:
         # e.g. "unable to carry dependences": the original order is always valid
         diagnostics.warn(f"isl's scheduler failed on the SCoP of '{scop.function}' ({failure}); keeping the "
@@ -117,11 +121,19 @@ def _compute_schedule(scop: Scop, deps: Dependences, options: Options, diagnosti
     return schedule
 
 
+@dataclass(frozen=True)
+class _Problems:
+    """What isl is asked: the program's schedule constraints, and the same without their
+    constant upper bounds where there are any (relaxed.py), whose solution's parallel
+    loops are marked again with the program's coincidence constraints."""
+
+    exact: isl.ScheduleConstraints
+    relaxed: isl.ScheduleConstraints | None = None
+    coincidence: isl.UnionMap | None = None
+
+
 def _problems(scop: Scop, domain: isl.UnionSet, validity: isl.UnionMap, coincidence: isl.UnionMap,
-              proximity: isl.UnionMap, conditional: tuple[isl.UnionMap, isl.UnionMap] | None,
-              relaxed_first: bool) -> list[isl.ScheduleConstraints]:
-    """The schedule constraints to ask isl, in order: the program's, and the same
-    without their constant upper bounds where there are any (relaxed.py)."""
+              proximity: isl.UnionMap, conditional: tuple[isl.UnionMap, isl.UnionMap] | None) -> _Problems:
     def constraints(dom, valid, coincident, near, cond) -> isl.ScheduleConstraints:
         made = (isl.ScheduleConstraints.on_domain(dom).set_context(scop.context)
                 .set_validity(valid).set_coincidence(coincident).set_proximity(near))
@@ -130,29 +142,49 @@ def _problems(scop: Scop, domain: isl.UnionSet, validity: isl.UnionMap, coincide
     parts = [without_upper_bounds(x) for x in (domain, validity, coincidence, proximity,
                                                *(conditional or ()))]
     if not any(dropped for _, dropped in parts):
-        return [exact]
+        return _Problems(exact)
     loose = [x for x, _ in parts]
     relaxed = constraints(*loose[:4], None if conditional is None else tuple(loose[4:]))
-    return [relaxed, exact] if relaxed_first else [exact, relaxed]
+    return _Problems(exact, relaxed, coincidence)
 
 
-def _solved(problems: list[isl.ScheduleConstraints], timeout: float,
-            accept: Callable[[isl.Schedule], bool] | None = None) -> tuple[isl.Schedule | None, str | None]:
-    """The schedule of the first of `problems` isl solves within `timeout` seconds and
-    that `accept` takes, else of the first it solves; else None, with isl's last failure
-    (None where every one ran out of time)."""
-    failure, first = None, None
-    for problem in problems:
-        try:
-            schedule = compute_with_timeout(problem, timeout)
-        except isl.Error as exc:
-            failure = isl_failure(exc)
-            continue
-        if schedule is not None and (accept is None or accept(schedule)):
-            return schedule, None
-        if first is None:
-            first = schedule
-    return (first, None) if first is not None else (None, failure)
+def _solved(problems: _Problems, timeout: float, accept: Callable[[isl.Schedule], bool] | None = None,
+            prefer_exact: bool = False) -> tuple[isl.Schedule | None, str | None]:
+    """isl's solution of the relaxed problem (asked first, where there is one) if
+    `accept` takes it and not `prefer_exact`, else of the program's own problem if isl
+    solves it and `accept` takes it, else whichever isl solved (the relaxed one first);
+    None where isl solved neither, with its failure (None where both ran out of time).
+
+    With a relaxed solution in hand, the exact problem gets at most
+    EXACT_AFTER_RELAXED seconds: on some programs with constant sizes (deriche's,
+    heat-3d's) isl runs for minutes on it, on the others it took at most 7 s."""
+    relaxed, failure = None, None
+    if problems.relaxed is not None:
+        relaxed, failure = _solve(problems.relaxed, _bounded(timeout, EXACT_AFTER_RELAXED))
+        if relaxed is not None:
+            relaxed = coincidence_of_program(relaxed, problems.coincidence)
+            if not prefer_exact and (accept is None or accept(relaxed)):
+                return relaxed, None
+    exact, exact_failure = _solve(problems.exact, timeout if relaxed is None else
+                                  _bounded(timeout, EXACT_AFTER_RELAXED))
+    if exact is not None and (relaxed is None or accept is None or accept(exact)):
+        return exact, None
+    if relaxed is not None:
+        return relaxed, None
+    return None, exact_failure or failure
+
+
+def _bounded(timeout: float, most: float) -> float:
+    """`timeout` but at most `most` seconds (0: no bound, as asked)."""
+    return timeout if timeout <= 0 else min(timeout, most)
+
+
+def _solve(problem: isl.ScheduleConstraints, timeout: float) -> tuple[isl.Schedule | None, str | None]:
+    """isl's schedule, or None with its failure (None where it ran out of time)."""
+    try:
+        return compute_with_timeout(problem, timeout), None
+    except isl.Error as exc:
+        return None, isl_failure(exc)
 
 
 def _runs_every_instance(schedule: isl.Schedule, domain: isl.UnionSet) -> bool:
@@ -191,7 +223,7 @@ def schedule_of_part(scop: Scop, dependences: isl.UnionMap, instances: isl.Union
     then keeps isl's usual schedule."""
     inside = dependences.intersect_domain(instances).intersect_range(instances)
     with without_outer_coincidence(scop.ctx, False):
-        schedule, _ = _solved(_problems(scop, instances, inside, inside, inside, None, relaxed_first=True),
+        schedule, _ = _solved(_problems(scop, instances, inside, inside, inside, None),
                               options.schedule_timeout, accept)
     if schedule is None:
         return None
