@@ -101,6 +101,21 @@ def test_minus_v_states_each_rule(tmp_path, capsys):
     assert "ppcg_py_kernel_seconds(" in err and "PPCG_PY_HOST_RATE" in err
 
 
+def test_constant_sizes_are_counted_as_numbers(tmp_path, capsys):
+    """With `#define`d sizes every count is a number: the choice's line (and -v's) sums
+    them at compile time instead of spelling `(double) (300) * ...` per statement."""
+    constant = PROGRAM.replace("sweep(int n, int steps)", "sweep(void)").replace("n - 1", "N - 1") \
+        .replace("i < n;", "i < N;").replace("t < steps", "t < 5").replace("sweep(N - 7, 5);\n  sweep(3, 2);",
+                                                                         "sweep();")
+    host = (_compile(_program(tmp_path, constant), tmp_path / "out", "-v") / "sweep_host.cu").read_text()
+    err = capsys.readouterr().err
+    choice = next(line for line in host.splitlines() if "ppcg_py_on_device(" in line)
+    assert "(double) (" not in choice and "(double) (" not in err, choice
+    # each sweep: 5 steps of 298 points, in one launch (a device loop)
+    assert choice.count("ppcg_py_kernel_seconds(1.0, 1490.0, ") == 2, choice
+    assert "ppcg_py_copy_seconds(" in choice and "300.0 * sizeof(double)" in choice, choice
+
+
 @pytest.mark.parametrize("target", ["cuda", "opencl"])
 def test_both_paths_verify(target, tmp_path):
     """The harness runs the device code (in two thread orders in the emulation) and the

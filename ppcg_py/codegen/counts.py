@@ -3,6 +3,8 @@ SCoP's parameters, for the host code to evaluate on the run's values: the run-ti
 path choice (path_choice.py) and `--timing`'s work per kernel."""
 from __future__ import annotations
 
+import math
+
 import islpy as isl
 from pycparser import c_generator
 
@@ -19,8 +21,14 @@ class CountPrinter:
         self.build = isl.AstBuild.from_context(context)
 
     def count(self, count: Count) -> str:
-        """`w * ((where) ? e0 * e1 ... : 0.0) + ...`, or `0.0`."""
-        return " + ".join(self._box(b) for b in count) or "0.0"
+        """`w * ((where) ? e0 * e1 ... : 0.0) + ...`, or `0.0`; the boxes of constant
+        extents (a program with `#define`d sizes) summed into one number."""
+        constant = [b for b in count if _constant(b)]
+        terms = [self._box(b) for b in count if not _constant(b)]
+        if constant:
+            total = sum(b.weight * math.prod(e.max_val().to_python() for e in b.extents) for b in constant)
+            terms.append(f"{float(total)!r}")
+        return " + ".join(terms) or "0.0"
 
     def _box(self, box: Box) -> str:
         factors = [f"(double) ({_C.visit(c_node(self.build.expr_from_pw_aff(e)))})" for e in box.extents]
@@ -30,3 +38,9 @@ class CountPrinter:
             if where != "1":
                 product = f"(({where}) ? {product} : 0.0)"
         return product if box.weight == 1 else f"{box.weight:g} * {product}"
+
+
+def _constant(box: Box) -> bool:
+    """Whether the box's count is a number: constant extents, no condition."""
+    return box.where.plain_is_universe() and all(
+        e.is_cst() and e.domain().plain_is_universe() and e.max_val().eq(e.min_val()) for e in box.extents)

@@ -38,7 +38,6 @@ from pycparser import c_ast, c_generator
 
 from ..extract.model import Scop, Statement
 from ..gpu_targets import GPUS, GpuTarget
-from ..isl_c import c_node
 from ..memory import MemoryPlan
 from ..schedule.cpu import CpuSchedule
 from ..schedule.gpu import GpuSchedule
@@ -119,13 +118,20 @@ def _copy_seconds(memory: MemoryPlan, extents: dict[str, list[c_ast.Node]]) -> s
             continue
         copies += ways
         rank = len(extents.get(dev.array.name, []))
-        size = " * ".join(f"(double) ({_C.visit(e)})" for e in extents.get(dev.array.name, [])) or "1.0"
+        size = _product([_C.visit(e) for e in extents.get(dev.array.name, [])])
         # a struct's element by the program's own variable: the host file may not know the
         # device's name of its type (a host file that stays C)
         element = dev.array.name + "[0]" * rank if dev.array.element_type.startswith("struct ppcg_") \
             else dev.array.element_type
         parts.append(f"{ways} * {size} * sizeof({element})")
     return f"ppcg_py_copy_seconds({' + '.join(parts) or '0.0'}, {copies})"
+
+
+def _product(extents: list[str]) -> str:
+    """The product of C extents in double, a number where each is one."""
+    if all(e.isdigit() for e in extents):
+        return repr(float(math.prod(int(e) for e in extents)))
+    return " * ".join(f"(double) ({e})" for e in extents)
 
 
 def _operations(statement: Statement) -> int:
@@ -154,8 +160,20 @@ class _Count(c_ast.NodeVisitor):
 
 
 def _sum(terms) -> str:
+    """C terms added up, those that are numbers (constant sizes) into one."""
     terms = list(terms)
+    numbers = [t for t in terms if _number(t) is not None]
+    terms = [t for t in terms if _number(t) is None]
+    if numbers:
+        terms.append(repr(sum(_number(t) for t in numbers)))
     return " + ".join(terms) if terms else "0.0"
+
+
+def _number(term: str) -> float | None:
+    try:
+        return float(term)
+    except ValueError:
+        return None
 
 
 _C = c_generator.CGenerator()
