@@ -119,3 +119,23 @@ def test_the_time_tiles_take_the_relaxed_solution_without_asking_the_exact_probl
     asked.clear()
     scheduler._solved(problems, 30.0, accept=lambda schedule: False)
     assert asked == [False, True]
+
+
+def test_the_time_tiles_give_up_where_the_relaxed_problem_runs_out_of_time(monkeypatch):
+    """Pluto's game of life: isl ran past 30 s on both of the time tiles' problems
+    before its usual schedule took 1.7 s; the exact problem, larger, is not asked once
+    the relaxed one ran out of time. isl's usual schedule still asks it."""
+    from ppcg_py.schedule import scheduler
+    problems = _problems_of("{ S[t, i] : 0 <= t <= 9 and 0 <= i <= 99 }",
+                            "{ S[t, i] -> S[t + 1, i] : 0 <= t <= 8 and 0 <= i <= 99 }")
+    asked = []
+
+    def solve(problem, timeout):
+        asked.append("exact" if problem is problems.exact else "relaxed")
+        return None if problem is problems.relaxed else problem.compute_schedule()
+    monkeypatch.setattr(scheduler, "compute_with_timeout", solve)
+    assert scheduler._solved(problems, 30.0, accept=lambda schedule: True) == (None, None)
+    assert asked == ["relaxed"]
+    asked.clear()
+    schedule, _ = scheduler._solved(problems, 30.0, prefer_exact=True)
+    assert schedule is not None and asked == ["relaxed", "exact"]

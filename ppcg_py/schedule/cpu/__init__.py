@@ -380,7 +380,9 @@ def _time_schedule(scop: Scop, deps, options: Options, fixed: frozenset[str],
     refused = f"time tiles: none for the SCoP of '{scop.function}'"
     if modelled and (why := fits_in_l2(scop)) is not None:
         return None, f"{refused}: {why}"
-    across = compute_schedule(scop, deps, options, Diagnostics(), fixed, outer_coincidence=False,
+    # silent: where isl finds nothing here in time, its usual schedule follows
+    quiet = Diagnostics(echo=False)
+    across = compute_schedule(scop, deps, options, quiet, fixed, outer_coincidence=False,
                               whole_component=whole_component, accept=lambda s: time_band(s) is not None)
     band = time_band(across)
     if band is None:
