@@ -156,6 +156,10 @@ def _step(schedule: isl.UnionMap, index: isl.Map, step: isl.Map) -> str:
     a member: not at all, by +-1 in its last subscript only, or otherwise."""
     if index.dim(isl.dim_type.out) == 0:
         return STILL
+    # coalesced first: a statement under conditions on its loops (the faces of Pluto's
+    # 3-D lattice Boltzmann grid) has a piece per face, and the compositions below
+    # grow with their product (ldc_d3q19: 0.86 s -> 0.03 s per access, 248 accesses)
+    schedule, index = schedule.coalesce(), index.coalesce()
     placed = schedule.reverse().apply_range(isl.UnionMap.from_map(index))   # schedule point -> element
     moves = placed.reverse().apply_range(isl.UnionMap.from_map(step)).apply_range(placed)
     if moves.is_empty():
