@@ -356,7 +356,8 @@ def copy_bytes(scop: Scop, name: str) -> int | None:
     arr = scop.array(name)
     total = _element_bytes(arr.element_type)
     for extent in arr.extents:
-        largest = extent.intersect_params(scop.context).max_val()
+        # floor: an inferred extent may be rational where its piece holds only at integers
+        largest = extent.floor().intersect_params(scop.context).max_val()
         if not largest.is_int():
             return None
         total *= max(int(largest.to_python()), 0)
