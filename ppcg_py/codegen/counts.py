@@ -4,6 +4,7 @@ path choice (path_choice.py) and `--timing`'s work per kernel."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 
 import islpy as isl
 from pycparser import c_generator
@@ -23,14 +24,11 @@ class CountPrinter:
     def count(self, count: Count) -> str:
         """`w * ((where) ? e0 * e1 ... : 0.0) + ...`, or `0.0`; the boxes of constant
         extents (a program with `#define`d sizes) summed into one number."""
-        constant = [b for b in count if _constant(b)]
-        terms = [self._box(b) for b in count if not _constant(b)]
-        if constant:
-            total = sum(b.weight * math.prod(e.max_val().to_python() for e in b.extents) for b in constant)
-            terms.append(f"{float(total)!r}")
-        return " + ".join(terms) or "0.0"
+        return added(self._box(b) for b in count)
 
     def _box(self, box: Box) -> str:
+        if _constant(box):
+            return repr(float(box.weight * math.prod(e.max_val().to_python() for e in box.extents)))
         factors = [f"(double) ({_C.visit(c_node(self.build.expr_from_pw_aff(e)))})" for e in box.extents]
         product = " * ".join(factors) or "1.0"
         if not box.where.plain_is_universe():
@@ -38,6 +36,23 @@ class CountPrinter:
             if where != "1":
                 product = f"(({where}) ? {product} : 0.0)"
         return product if box.weight == 1 else f"{box.weight:g} * {product}"
+
+
+def added(terms: Iterable[str]) -> str:
+    """C terms added up, those that are numbers (constant sizes) into one, last."""
+    terms = list(terms)
+    numbers = [value for value in map(_number, terms) if value is not None]
+    expressions = [t for t in terms if _number(t) is None]
+    if numbers:
+        expressions.append(repr(sum(numbers)))
+    return " + ".join(expressions) or "0.0"
+
+
+def _number(term: str) -> float | None:
+    try:
+        return float(term)
+    except ValueError:
+        return None
 
 
 def _constant(box: Box) -> bool:

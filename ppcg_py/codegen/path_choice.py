@@ -46,7 +46,7 @@ from ..schedule.gpu.work import box, launches, sets, starts
 from .ast import ScopAst
 from .c_target import scop_lines
 from .common import array_extents
-from .counts import CountPrinter
+from .counts import CountPrinter, added
 
 # what one transfer costs besides its bytes (a synchronous cudaMemcpy's latency)
 COPY_LATENCY = 1e-5
@@ -86,9 +86,9 @@ def _path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
     statements = {s.name: s for s in scop.statements}
     kernels = [_kernel_seconds(k, statements, scop, printer) for k in gpu.kernels]
     copies = _copy_seconds(memory, extents)
-    host_ops = _sum(printer.count(box(s.domain, scop.context, _operations(s))) for s in scop.statements)
-    regions = _sum(printer.count(starts(loop.host_schedule, loop.domain, scop.context)) for loop in host.parallel)
-    return PathCosts(_sum(kernels + [copies]), host_ops, regions)
+    host_ops = added(printer.count(box(s.domain, scop.context, _operations(s))) for s in scop.statements)
+    regions = added(printer.count(starts(loop.host_schedule, loop.domain, scop.context)) for loop in host.parallel)
+    return PathCosts(added(kernels + [copies]), host_ops, regions)
 
 
 def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop, printer: CountPrinter) -> str:
@@ -96,7 +96,7 @@ def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop
     parts = [s for s in sets(kernel.counted_instances) if s.get_tuple_name() in statements]
 
     def total(weight) -> str:
-        return _sum(printer.count(box(s, scop.context, weight(statements[s.get_tuple_name()]) * kernel.counted_share))
+        return added(printer.count(box(s, scop.context, weight(statements[s.get_tuple_name()]) * kernel.counted_share))
                     for s in parts)
 
     instances = total(lambda _: 1)
@@ -157,23 +157,6 @@ class _Count(c_ast.NodeVisitor):
             self.count += 1
         for _, child in node.children():
             self.visit(child)
-
-
-def _sum(terms) -> str:
-    """C terms added up, those that are numbers (constant sizes) into one."""
-    terms = list(terms)
-    numbers = [t for t in terms if _number(t) is not None]
-    terms = [t for t in terms if _number(t) is None]
-    if numbers:
-        terms.append(repr(sum(_number(t) for t in numbers)))
-    return " + ".join(terms) if terms else "0.0"
-
-
-def _number(term: str) -> float | None:
-    try:
-        return float(term)
-    except ValueError:
-        return None
 
 
 _C = c_generator.CGenerator()
