@@ -139,3 +139,25 @@ def test_the_time_tiles_give_up_where_the_relaxed_problem_runs_out_of_time(monke
     asked.clear()
     schedule, _ = scheduler._solved(problems, 30.0, prefer_exact=True)
     assert schedule is not None and asked == ["relaxed", "exact"]
+
+
+def test_a_time_tile_attempt_that_runs_out_of_time_warns_nothing(monkeypatch, tmp_path, capsys):
+    """Where isl runs out of time on the time tiles' problems, isl's usual schedule
+    follows; the attempt said that the SCoP kept its original loop order, which it did
+    not (Pluto's game of life)."""
+    from test_liveness import PROGRAM
+
+    from ppcg_py.cli import main
+    from ppcg_py.schedule import scheduler
+    solved = scheduler._solved
+
+    def time_tiles_run_out(problems, timeout, accept=None, prefer_exact=False):
+        return (None, None) if not prefer_exact else solved(problems, timeout, accept, prefer_exact)
+    monkeypatch.setattr(scheduler, "_solved", time_tiles_run_out)
+    source = tmp_path / "heat_1d.c"
+    source.write_text(PROGRAM.replace("BEFORE", "").replace("AFTER", ""))
+    assert main(["--target=c", "--openmp", "--tile", "--time-tiles=always", "--timeout", "0", "-v",
+                 str(source), "-o", str(tmp_path / "out.c")]) == 0
+    err = capsys.readouterr().err
+    assert "time tiles: none for the SCoP of 'main'" in err, err
+    assert "did not finish" not in err and "original loop order" not in err, err
