@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--hybrid", action="store_true",
                    help="CUDA: tile a stencil's time loop with its space loops (split tiles along each space "
                         "loop, in phases whose tiles are independent), so that one launch runs several time "
-                        "steps, a barrier between them; -v says where it does not apply and why")
+                        "steps, a barrier between them, a tile's arrays in shared memory for the whole launch "
+                        "where they fit; -v says where it does not apply and why")
     p.add_argument("--isolate-full-tiles", action="store_true",
                    help="C target with --tile: generate the full tiles apart from the partial ones, their "
                         "point loops with constant bounds (isl's isolate option)")

@@ -28,15 +28,17 @@ NOTE = re.compile(r"--hybrid: split tiles of ([\d x]+) along .*\(cut into phases
                   r"(\d+) time steps? per launch, (\d+) launches")
 
 
-@pytest.mark.parametrize("kernel, tiles, cut, steps, launches", [
-    ("jacobi-1d", "128", "0", 16, 2),
-    ("jacobi-2d", "32 x 32", "0, 1", 8, 4),
-    ("heat-3d", "16 x 16 x 128", "0, 1", 4, 4),
-    ("fdtd-2d", "32 x 32", "0, 1", 4, 4),
+@pytest.mark.parametrize("kernel, tiles, cut, steps, launches, buffers", [
+    ("jacobi-1d", "128", "0", 16, 2, {"A", "B"}),
+    ("jacobi-2d", "32 x 32", "0, 1", 8, 4, {"A", "B"}),
+    ("heat-3d", "16 x 16 x 128", "0, 1", 4, 4, set()),
+    ("fdtd-2d", "32 x 32", "0, 1", 4, 4, {"ex", "ey", "hz"}),
 ])
-def test_stencils_get_split_tiles(tmp_path, kernel, tiles, cut, steps, launches):
+def test_stencils_get_split_tiles(tmp_path, kernel, tiles, cut, steps, launches, buffers):
     """Each launch runs several time steps of its tiles, a barrier after each step; the
-    host loops over the bands of steps and launches each phase."""
+    host loops over the bands of steps and launches each phase. The tiles' arrays stay
+    in shared memory for the launch (declared once, before the steps), where a tile's
+    box fits: not heat-3d's 16 x 16 x 128."""
     proc, kernels, host = cuda_outputs(tmp_path, kernel_source(kernel), "--hybrid")
     assert proc.returncode == 0, proc.stderr
     assert NOTE.search(proc.stderr).groups() == (tiles, cut, str(steps), str(launches)), proc.stderr
@@ -44,6 +46,27 @@ def test_stencils_get_split_tiles(tmp_path, kernel, tiles, cut, steps, launches)
     assert len(functions) == launches
     assert kernels.count("__syncthreads();") >= launches
     assert len(re.findall(r"hybrid_launch\d+ <<<", host)) == launches
+    for body in re.split(r"__global__ void ", kernels)[1:]:
+        before_steps = body[:body.index("for (")]
+        assert set(re.findall(r"__shared__ double shared_(\w+)\[", before_steps)) >= buffers, body[:400]
+        assert body.count("__shared__") == len(re.findall(r"__shared__ double shared_(\w+)\[", before_steps))
+    assert ("reuse across the launch's steps" in proc.stderr) == bool(buffers)
+    if not buffers:
+        assert "its tile alone (262144 bytes) does not fit in shared memory" in proc.stderr
+
+
+@pytest.mark.parametrize("option, reason", [
+    ("--no-shared-memory", None),
+    ("--warp-shuffles", "its neighbours come by warp shuffles"),
+])
+def test_launch_buffers_give_way(tmp_path, option, reason):
+    """No shared memory asked for, or the neighbours passed by warp shuffles from
+    global memory: the tiles' data stays in global memory."""
+    proc, kernels, _ = cuda_outputs(tmp_path, kernel_source("jacobi-1d"), "--hybrid", option)
+    assert proc.returncode == 0, proc.stderr
+    assert "__shared__" not in kernels
+    if reason:
+        assert reason in proc.stderr
 
 
 @pytest.mark.parametrize("kernel, reason", [
@@ -97,10 +120,15 @@ def test_the_order_check_rejects_tiles_that_break_a_dependence():
 ])
 def test_stencils_with_split_tiles_verify(tmp_path, kernel, defines):
     """Sizes that are no multiples of the tiles (nor the steps of the bands), threads in
-    three orders: a missing barrier between two steps fails (tried by removing it)."""
+    three orders: a missing barrier between two steps fails (tried by removing it), as
+    does one missing after the loads of the buffers that last a launch or before their
+    stores (tried: jacobi-1d, jacobi-2d and fdtd-2d fail)."""
     config = replace(kernel_config(kernel, ppcg_args=("--hybrid",), orders=ORDERS), defines=defines)
     report = verify(config, tmp_path)
     assert report.ok, report.summary()
+    proc, kernels, _ = cuda_outputs(tmp_path, kernel_source(kernel), "--hybrid", *(f"-D{d}" for d in defines))
+    assert proc.returncode == 0, proc.stderr
+    assert ("__shared__" in kernels) == (kernel != "heat-3d")
 
 
 def test_a_time_loop_among_other_statements_verifies(tmp_path):

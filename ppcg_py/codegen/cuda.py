@@ -181,7 +181,8 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
         if in_one_block(name):
             loop = device_loop_kernel(name, mark, ast, kernel_calls.statements, arguments,
-                                      lambda k: _declarations(memory.kernel(k)), memory.kernel)
+                                      lambda k: _declarations(memory.kernel(k)), memory.kernel,
+                                      lambda k: _declarations(memory.kernel(k), whole_launch=True))
             if loop is None:      # launched from the host, kernel by kernel
                 return AstPrinter(calls.statements, on_mark).statements(mark.mark_get_node())
             function = defined(name, c_lines(loop.body, "  "), loop.arguments, [], loop.threads)
@@ -231,12 +232,16 @@ def _by_pointer(scheduled: GpuSchedule, scalars_by_pointer: bool) -> frozenset[s
     return frozenset(a.name for a in host_variables(scheduled.scop) if not a.local)
 
 
-def _declarations(memory: KernelMemory) -> list[c_ast.Node]:
-    """The kernel's shared and private buffers."""
-    return [declaration(g.name, None, type_name=g.element_type, dims=g.shape,
-                        storage=("__shared__",) if g.placement == "shared" else ())
-            for placement in ("shared", "private") for g in memory.groups if g.placement == placement] + \
-        partial_declarations([g for g in memory.groups if g.placement == "reduction"], "__shared__")
+def _declarations(memory: KernelMemory, *, whole_launch: bool = False) -> list[c_ast.Node]:
+    """The kernel's shared and private buffers; with `whole_launch`, those that last its
+    launch of split tiles instead (declared by the launch, memory/launch_buffers.py)."""
+    buffers = [declaration(g.name, None, type_name=g.element_type, dims=g.shape,
+                           storage=("__shared__",) if g.placement == "shared" else ())
+               for placement in ("shared", "private") for g in memory.groups
+               if g.placement == placement and g.whole_launch == whole_launch]
+    if whole_launch:
+        return buffers
+    return buffers + partial_declarations([g for g in memory.groups if g.placement == "reduction"], "__shared__")
 
 
 def _calls_on_the_host(scop) -> bool:

@@ -85,11 +85,16 @@ def block_threads(launches: list[Launch]) -> int | None:
 def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: Callable,
                        arguments: Callable[[Launch], list[KernelArgument]],
                        declarations: Callable[[str], list[c_ast.Node]],
-                       memories: Callable[[str], KernelMemory]) -> DeviceLoopKernel | None:
-    """The device loop's kernel, or None where the loop must stay on the host."""
+                       memories: Callable[[str], KernelMemory],
+                       launch_declarations: Callable[[str], list[c_ast.Node]] = lambda name: []
+                       ) -> DeviceLoopKernel | None:
+    """The device loop's kernel, or None where the loop must stay on the host. The
+    buffers that last a launch of split tiles (`launch_declarations`, copied by its
+    first and last steps' kernels: memory/launch_buffers.py) are declared before its
+    steps."""
     keys = kernel_marks(mark.mark_get_node())
     if not keys:
-        return None
+        return _on_host(name, ast, launch_declarations)
     launches = [ast.launches[key] for key in keys]
     block, grid = (), ()
     if name.startswith(HYBRID_LAUNCH):
@@ -97,16 +102,19 @@ def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: C
         threads = math.prod(block) if block else None
     else:
         threads = block_threads(launches)
-    # all the inlined kernels' buffers at once
-    if threads is None or sum(memories(launch.kernel.name).shared_bytes
-                              for launch in launches) > MAX_STATIC_SHARED_BYTES:
-        return None
+    # all the inlined kernels' buffers at once, those that last the launch once
+    if threads is None or sum(memories(launch.kernel.name).step_shared_bytes for launch in launches) + \
+            sum(memories(kernel).launch_shared_bytes for kernel in {launch.kernel.name for launch in launches}) \
+            > MAX_STATIC_SHARED_BYTES:
+        return _on_host(name, ast, launch_declarations)
 
     def inlined(kernel_name: str, kernel_mark: isl.AstNode) -> list[c_ast.Node]:
         launch = ast.launches[kernel_mark.get_annotation().get_name()]
         return _inlined(launch, declarations(kernel_name), AstPrinter(statements).statements(launch.body))
 
     body = AstPrinter(statements, inlined).statements(mark.mark_get_node())
+    body = [d for kernel in dict.fromkeys(launch.kernel.name for launch in launches)
+            for d in launch_declarations(kernel)] + body
     bound = loop_iterators(mark.mark_get_node())
     seen: dict[str, KernelArgument] = {}
     for launch in launches:
@@ -118,6 +126,15 @@ def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: C
             if param not in seen or _points_to_const(seen[param]) and not _points_to_const(argument):
                 seen[param] = argument
     return DeviceLoopKernel(name, threads, body, list(seen.values()), block, grid)
+
+
+def _on_host(name: str, ast: ScopAst, launch_declarations: Callable[[str], list[c_ast.Node]]) -> None:
+    """None: the host launches the kernels of `name` one by one; unless they have buffers
+    that last the launch (one kernel's buffers die with it)."""
+    if any(launch_declarations(launch.kernel.name) for launch in ast.launches.values()
+           if launch.kernel.launched_in == name):
+        raise RuntimeError(f"{name}: its buffers last the launch, which cannot run as one kernel")
+    return None
 
 
 def shared_grid(launches: list[Launch]) -> tuple[tuple[int, ...], tuple[int, ...]]:

@@ -7,6 +7,7 @@ from ..options import Options
 from ..schedule.gpu import GpuSchedule
 from .device_arrays import DeviceArray, extent_set
 from .groups import ArrayGroup, KernelMemory, partials_per_row, plan_kernel
+from .launch_buffers import with_launch_buffers
 from .shuffles import NeighbourShuffle
 from .host_syncs import HostSync, plan_host_syncs, with_host_syncs
 from .transfers import MemoryPlan, plan_transfers
@@ -25,7 +26,9 @@ def plan_memory(scheduled: GpuSchedule, options: Options) -> MemoryPlan:
     plan = plan_transfers(scheduled.scop, scheduled.dependences.live_in, scheduled.host_statements,
                           ends.head, ends.tail)
     host = scheduled.host_scalars
-    kernels = tuple(plan_kernel(scheduled.scop, k, options, scheduled.names, host) for k in scheduled.kernels)
+    kernels = tuple(with_launch_buffers(scheduled.scop, k, plan_kernel(scheduled.scop, k, options, scheduled.names, host),
+                                        options, scheduled.names.iterator)
+                    for k in scheduled.kernels)
     on_device = tuple(d for d in plan.arrays
                       if d.array.name not in host and not _in_threads_only(d.array.name, kernels))
     between = frozenset(s.name for s in scheduled.scop.statements if s.calls) - ends.statements

@@ -67,6 +67,9 @@ class ArrayGroup:
     # (the last block to finish adds them in block order) or "atomic" (each block adds its own)
     blocks: str = ""
     grid: int = 0                 # "reduction" spread over blocks: the most blocks a launch has
+    # "shared" for a whole launch of split tiles (launch_buffers.py): declared, loaded and
+    # stored by the launch, around its steps, not by each step's kernel
+    whole_launch: bool = False
 
     def partials_per_row(self, block_x: int) -> int:
         return partials_per_row(block_x, self.warp)
@@ -106,8 +109,18 @@ class KernelMemory:
     @property
     def shared_bytes(self) -> int:
         """Shared buffers and the reductions' buffers of partials."""
-        return sum(g.bytes for g in self.groups if g.placement == "shared") + \
+        return self.step_shared_bytes + self.launch_shared_bytes
+
+    @property
+    def step_shared_bytes(self) -> int:
+        """What the kernel's own body declares (each time it is inlined in a launch)."""
+        return sum(g.bytes for g in self.groups if g.placement == "shared" and not g.whole_launch) + \
             sum(g.slots * ELEMENT_BYTES.get(g.element_type, 8) for g in self.groups if g.placement == "reduction")
+
+    @property
+    def launch_shared_bytes(self) -> int:
+        """What its launch of split tiles declares once (launch_buffers.py)."""
+        return sum(g.bytes for g in self.groups if g.whole_launch)
 
 
 @dataclass(frozen=True)

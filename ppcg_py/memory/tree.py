@@ -35,6 +35,7 @@ from ..isl_workarounds import params_as_dims
 from ..schedule.cpu.full_tiles import filled_tiles, with_full_tiles_isolated
 from ..schedule.gpu import Kernel
 from .groups import ArrayGroup, KernelMemory
+from .launch_buffers import launch_ends
 from .device_arrays import DeviceArray
 
 NT = isl.schedule_node_type
@@ -72,7 +73,7 @@ def with_copies(schedule: isl.Schedule, kernels: tuple[Kernel, ...], memories: d
 
 def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory, prefix: str, *,
                    unroll_copy_shared: bool, unroll_gpu_tile: bool) -> isl.Schedule:
-    local = [g for g in memory.groups if g.placement != "global"]
+    local = [g for g in memory.groups if g.placement != "global" and not g.whole_launch]
     private = any(g.placement == "private" and g.rank > 0 for g in local)
     if kernel.thread_ids:
         # private buffers are indexed by the thread-mapped point loops: unrolled, the
@@ -115,7 +116,28 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
         schedule = _grafted(target, inits + before, after + combinations).get_schedule()
     if memory.shuffles:
         schedule = _full_tiles_apart(schedule, kernel, frozenset(s.statement for s in memory.shuffles))
-    return schedule
+    # last: around everything the steps' kernel does
+    return _launch_copies(schedule, kernel, [g for g in memory.groups if g.whole_launch], prefix,
+                          unroll=unroll_copy_shared)
+
+
+def _launch_copies(schedule: isl.Schedule, kernel: Kernel, groups: list[ArrayGroup], prefix: str, *,
+                   unroll: bool) -> isl.Schedule:
+    """The loads of the buffers that last a launch of split tiles (memory/launch_buffers.py)
+    and a barrier at the launch's first step, a barrier and their stores at its last: in
+    the kernel's tree of those steps, around everything else (below the block filter)."""
+    if not groups:
+        return schedule
+    level = groups[0].level
+    before = [_copy(kernel, g, level, prefix, read=True, unroll=unroll) for g in groups if g.copy_in is not None]
+    first, last = launch_ends(kernel)
+    before.append(piece_at(first, f"{kernel.name}_launch_sync_0"))
+    after = [piece_at(last, f"{kernel.name}_launch_sync_1")]
+    after += [_copy(kernel, g, level, prefix, read=False, unroll=unroll) for g in groups if g.copy_out is not None]
+    node = kernel_mark(schedule.get_root(), kernel.name)
+    while node.get_type() != NT.filter:      # mark, context, block filter
+        node = node.child(0)
+    return _grafted(node.child(0), before, after).get_schedule()
 
 
 def _full_tiles_apart(schedule: isl.Schedule, kernel: Kernel, statements: frozenset[str]) -> isl.Schedule:

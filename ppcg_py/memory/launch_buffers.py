@@ -1,0 +1,202 @@
+"""Shared buffers that live through a launch of split tiles (`--hybrid`).
+
+A launch of split tiles (schedule/gpu/hybrid.py) runs a band of time steps: each
+block runs one tile at every step, a barrier between the steps. The kernel of one
+step reads what the block's own threads wrote at the steps before, so the tile's
+data can stay in shared memory for the whole launch: loaded once before the first
+step, stored once after the last. The per-step placement (groups.py) cannot see
+that reuse: a buffer there lives for one step.
+
+Why it is correct: the tiles of one launch are independent (hybrid.py checks every
+dependence between in-bounds instances: none joins two tiles of one launch). So an
+element that a tile reads was last written by the same tile at an earlier step (in
+its buffer) or before the launch (in global memory when the buffer is loaded); no
+other tile of the launch writes an element this tile reads or writes. The load
+takes the tile's whole box (elements it never reads are never used); the store
+writes back exactly the elements the tile wrote, so it never overwrites another
+tile's results.
+
+A buffer's elements are a function of the launch's outer loops and the block ids.
+That needs one tile per block: every in-bounds instance's tile index is its block
+id (the grid covers the tiles, as it does where the arrays' declared extents bound
+the positions); else the data stays in global memory. An instance outside the
+declared extents is undefined behaviour in the source already.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import islpy as isl
+
+from ..extract.model import Scop
+from ..gpu_targets import GPUS
+from ..isl_workarounds import dims_as_params
+from ..options import Options
+from ..schedule.gpu import Kernel
+from ..schedule.gpu.device_loops import HYBRID_LAUNCH
+from ..schedule.loop_extents import in_bounds_instances
+from .box import box_size, fixed_box
+from .groups import ELEMENT_BYTES, ArrayGroup, KernelMemory, _box_elements, _outer, _per_level, _references, _relation
+
+
+def launch_level(kernel: Kernel) -> int | None:
+    """The outer-schedule depth of the kernel's launch of split tiles (the steps' loop
+    is the kernel's last host loop), or None for any other kernel."""
+    if not (kernel.launched_in or "").startswith(HYBRID_LAUNCH) or not kernel.thread_ids:
+        return None
+    return kernel.host_depth - 1
+
+
+def launch_ends(kernel: Kernel) -> tuple[isl.Set, isl.Set]:
+    """The host loop values [c0, .., cL] of the first and of the last step of the
+    kernel's launch (cL: the steps' loop), at each value of the loops outside it."""
+    steps = isl.Set.from_union_set(kernel.host_schedule.intersect_domain(kernel.domain).range())
+    outside = steps.dim(isl.dim_type.set) - 1
+    by_outer = isl.Map.from_range(steps).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, outside)
+    return by_outer.lexmin().wrap().flatten(), by_outer.lexmax().wrap().flatten()
+
+
+def _at_step(elements: isl.Set, step: isl.Set, prefix: str) -> isl.Set:
+    """`elements` (parameters c0.. outside the steps' loop) copied at `step` (the host
+    loop values, the steps' loop last), as a set with that loop's value a parameter too."""
+    values = dims_as_params(step, isl.dim_type.set, step.dim(isl.dim_type.set), prefix)
+    elements = elements.align_params(values.get_space())
+    return elements.intersect_params(values.align_params(elements.get_space())).coalesce()
+
+
+def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, options: Options,
+                        prefix: str) -> KernelMemory:
+    """`memory` with the arrays of a launch of split tiles in shared buffers that last
+    the launch, where their boxes fit beside the kernel's other buffers."""
+    level = launch_level(kernel)
+    if level is None or not options.use_shared_memory:
+        return memory
+    owned = _one_tile_per_block(scop, kernel)
+    if owned is None:
+        return replace(memory, groups=tuple(_noted(g, "no buffer across the launch's steps: a block may run "
+                                                      "several tiles") for g in memory.groups))
+    tile = replace(kernel, domain=kernel.domain.intersect(owned))
+    ends = launch_ends(kernel)
+    budget = min(options.max_shared_memory, GPUS[options.gpu].shared_per_block)
+    placed: dict[str, ArrayGroup] = {}
+    notes: dict[str, str] = {}
+    for array in dict.fromkeys(g.array for g in memory.groups):
+        mine = [g for g in memory.groups if g.array == array]
+        if not _candidate(scop, array, mine):
+            continue
+        if any(row.array == array for row in memory.shuffles):
+            notes[array] = "its neighbours come by warp shuffles (--warp-shuffles), from global memory"
+            continue
+        least = math.prod(kernel.sizes.tile) * ELEMENT_BYTES.get(scop.array(array).element_type, 8)
+        if least > budget:      # the tile's first step alone (heat-3d: 16 x 16 x 128)
+            notes[array] = f"its tile alone ({least} bytes) does not fit in shared memory"
+            continue
+        try:
+            found = _launch_group(scop, tile, array, frozenset().union(*(g.refs for g in mine)), level, prefix,
+                                  ends)
+        except isl.Error:   # isl's coalescing can fail its own assertion on these sets (fdtd-2d, small sizes)
+            found = "isl failed on its elements across the launch's steps"
+        if isinstance(found, str) or found.bytes > budget:
+            notes[array] = found if isinstance(found, str) else \
+                f"its box across the launch's steps ({found.bytes} bytes) does not fit in shared memory"
+            continue
+        budget -= found.bytes
+        placed[array] = found
+    if any(g.placement == "shared" and g.array not in placed and
+           any(o.array == g.array and o.placement not in ("global", "shared") for o in memory.groups)
+           for g in memory.groups):
+        return memory       # a step's buffer would go to global memory beside a register copy of its array
+    groups: list[ArrayGroup] = []
+    for g in memory.groups:
+        if g.array in placed:
+            if not any(other.whole_launch and other.array == g.array for other in groups):
+                groups.append(replace(placed[g.array], name=_free_name(f"shared_{g.array}", scop, groups)))
+        elif g.placement == "shared" and placed:
+            # the launch inlines the step's kernel once per place isl prints it: its own
+            # buffers would be declared as often, the launch's once
+            groups.append(replace(g, placement="global", box=(), copy_in=None, copy_out=None,
+                                  reason="the launch's buffers take the shared memory"))
+        else:
+            groups.append(_noted(g, notes[g.array]) if g.array in notes else g)
+    return replace(memory, groups=tuple(groups))
+
+
+def _convex(elements: isl.Set) -> isl.Set:
+    """`elements` as one polyhedron without existentials where it is one (a tile's
+    elements across its steps, whose conditions modulo the tiles' periods isl keeps):
+    the copies' loops and the box are then cheap for isl."""
+    hull = isl.Set.from_basic_set(elements.simple_hull())
+    return hull if hull.is_subset(elements) else elements
+
+
+def _free_name(base: str, scop: Scop, groups: list[ArrayGroup]) -> str:
+    """`base`, or `base_1`, ...: a name neither the program nor another buffer has (a
+    reduction's buffer of partials is `shared_` and its name)."""
+    taken = set(scop.used_names) | {g.name for g in groups} | {f"shared_{g.name}" for g in groups}
+    name, k = base, 0
+    while name in taken or f"shared_{name}" in taken:
+        k += 1
+        name = f"{base}_{k}"
+    return name
+
+
+def _noted(group: ArrayGroup, reason: str) -> ArrayGroup:
+    return replace(group, reason=f"{group.reason}; {reason}") if group.placement == "global" else group
+
+
+def _candidate(scop: Scop, array: str, groups: list[ArrayGroup]) -> bool:
+    """An array (not a scalar or a struct's member) whose every access is exact and
+    every write a must-write, kept in global memory or per-step buffers."""
+    declared = scop.array(array)
+    if declared.is_scalar or declared.member is not None:
+        return False
+    if any(g.placement not in ("global", "shared") for g in groups):
+        return False
+    return all(acc.exact and (acc.must or not acc.is_write)
+               for stmt in scop.statements if not stmt.calls for acc in stmt.accesses if acc.array == array)
+
+
+def _one_tile_per_block(scop: Scop, kernel: Kernel) -> isl.UnionSet | None:
+    """The kernel's instances whose tile indices are their block ids (parameters), where
+    every in-bounds instance is such; else None."""
+    if kernel.block_schedule is None or not kernel.block_ids:
+        return None
+    ctx = kernel.domain.get_ctx()
+    names = [f"x{k}" for k in range(len(kernel.block_ids))]
+    inside = " and ".join(f"0 <= {x} < {g}" for x, g in zip(names, kernel.sizes.grid))
+    grid = isl.UnionSet.from_set(isl.Set.read_from_str(ctx, f"{{ [{', '.join(names)}] : {inside} }}"))
+    tiles = kernel.block_schedule.intersect_domain(in_bounds_instances(scop))
+    if not tiles.range().is_subset(grid.align_params(tiles.get_space())):
+        return None
+    same = " and ".join(f"{x} = {b}" for x, b in zip(names, kernel.block_ids))
+    own = isl.Set.read_from_str(ctx, f"[{', '.join(kernel.block_ids)}] -> {{ [{', '.join(names)}] : {same} }}")
+    own = own.intersect_params(kernel.id_ranges().align_params(own.get_space()))
+    return kernel.block_schedule.intersect_range(isl.UnionSet.from_set(own)).domain()
+
+
+def _launch_group(scop: Scop, tile: Kernel, array: str, tags: frozenset[str], level: int, prefix: str,
+                  ends: tuple[isl.Set, isl.Set]) -> ArrayGroup | str:
+    """The buffer of `array` for one block's tile across the launch, or why there is none:
+    loaded at the launch's first step, stored at its last (`ends`, the same for every
+    block, as the barriers beside the copies must be)."""
+    refs = [r for r in _references(scop, tile) if r.tag in tags]
+    relation = _relation(refs)
+    outer = _outer(tile, level).intersect_domain(tile.domain)
+    if outer.range_product(relation).is_injective():
+        return "no element is touched twice in one launch"
+    box = fixed_box(_convex(_per_level(tile, relation, level, prefix, False)))
+    if box is None:
+        return "no box of constant size across the launch's steps"
+    declared = scop.array(array)
+    reads, writes = any(r.reads for r in refs), any(r.writes for r in refs)
+    first, last = ends
+    loaded = _at_step(_box_elements(box, declared, scop), first, prefix) if reads else None
+    stored = _at_step(_convex(_per_level(tile, _relation(refs, writes_only=True), level, prefix, False)), last,
+                      prefix) if writes else None
+    # copied in the kernel of the launch's first and last steps: at the kernel's host depth
+    return ArrayGroup(array, tags, "shared", level=level + 1, box=box, copy_in=loaded, copy_out=stored,
+                      element_type=declared.element_type, whole_launch=True,
+                      reason=f"reuse across the launch's steps: loaded before the first, "
+                             f"stored after the last ({box_size(box)} elements per tile)")
+
