@@ -67,8 +67,8 @@ class ArrayGroup:
     # (the last block to finish adds them in block order) or "atomic" (each block adds its own)
     blocks: str = ""
     grid: int = 0                 # "reduction" spread over blocks: the most blocks a launch has
-    # "shared" for a whole launch of split tiles (launch_buffers.py): declared, loaded and
-    # stored by the launch, around its steps, not by each step's kernel
+    # "shared" for a whole launch of split tiles (launch_buffers.py): declared once by the
+    # launch's function, loaded by its first step's kernel and stored by its last step's
     whole_launch: bool = False
 
     def partials_per_row(self, block_x: int) -> int:

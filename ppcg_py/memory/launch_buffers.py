@@ -3,9 +3,10 @@
 A launch of split tiles (schedule/gpu/hybrid.py) runs a band of time steps: each
 block runs one tile at every step, a barrier between the steps. The kernel of one
 step reads what the block's own threads wrote at the steps before, so the tile's
-data can stay in shared memory for the whole launch: loaded once before the first
-step, stored once after the last. The per-step placement (groups.py) cannot see
-that reuse: a buffer there lives for one step.
+data can stay in shared memory for the whole launch: loaded once, by the kernel of
+the launch's first step before its statements, and stored once, by the kernel of its
+last step after them (memory/tree.py `_launch_copies`). The per-step placement
+(groups.py) cannot see that reuse: a buffer there lives for one step.
 
 Why it is correct: the tiles of one launch are independent (hybrid.py checks every
 dependence between in-bounds instances: none joins two tiles of one launch). So an
