@@ -449,6 +449,7 @@ class _AstBuilder:
         outer = _values_at(instance, kernel.outer_schedule) if kernel is not None and kernel.thread_ids else None
         references = {}
         printed = printed_tags(stmt.body, stmt.accesses) if stmt.calls else None
+        firsts: dict[int, isl.PwMultiAff] = {}     # the outer values at each buffer's level, asked once
         for acc in stmt.accesses:
             if printed is not None and acc.tag not in printed:
                 continue
@@ -466,7 +467,7 @@ class _AstBuilder:
                 continue
             group = groups.get(acc.tag)
             references[acc.tag] = Subscript(acc.array, tuple(build.expr_from_pw_aff(e) for e in elements)) \
-                if group is None else _in_buffer(group, elements, _first(outer, group.level), build,
+                if group is None else _in_buffer(group, elements, _cached(firsts, group.level, outer), build,
                                                  self.scheduled.names.iterator)
         owned = _ownership(kernel, outer, kernel.depth, build, _values_at(instance, kernel.inner_schedule)) \
             if outer is not None else ()
@@ -582,6 +583,13 @@ def _ownership(kernel: Kernel, outer: isl.Map, known: int, build: isl.AstBuild,
     points = isl.PwMultiAff.from_map(inner)
     return blocks + tuple(Ownership(build.expr_from_pw_aff(points.get_pw_aff(k)), thread, size)
                           for k, (thread, size) in enumerate(zip(kernel.thread_ids, kernel.sizes.block)))
+
+
+def _cached(firsts: dict[int, isl.PwMultiAff], count: int, values: isl.Map) -> isl.PwMultiAff:
+    """`_first(values, count)`, kept in `firsts` (one statement's references share it)."""
+    if count not in firsts:
+        firsts[count] = _first(values, count)
+    return firsts[count]
 
 
 def _first(values: isl.Map, count: int) -> isl.PwMultiAff:

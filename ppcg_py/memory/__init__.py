@@ -1,6 +1,7 @@
 """memory: what crosses between host and device, and where each reference group lives."""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 
 from ..options import Options
@@ -26,8 +27,9 @@ def plan_memory(scheduled: GpuSchedule, options: Options) -> MemoryPlan:
     plan = plan_transfers(scheduled.scop, scheduled.dependences.live_in, scheduled.host_statements,
                           ends.head, ends.tail)
     host = scheduled.host_scalars
+    launches = Counter(k.launched_in for k in scheduled.kernels)
     kernels = tuple(with_launch_buffers(scheduled.scop, k, plan_kernel(scheduled.scop, k, options, scheduled.names, host),
-                                        options, scheduled.names.iterator)
+                                        options, scheduled.names.iterator, alone=launches[k.launched_in] == 1)
                     for k in scheduled.kernels)
     on_device = tuple(d for d in plan.arrays
                       if d.array.name not in host and not _in_threads_only(d.array.name, kernels))

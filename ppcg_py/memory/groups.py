@@ -165,7 +165,7 @@ def plan_kernel(scop: Scop, kernel: Kernel, options: Options, names: Names,
     schedule/gpu/host.py) are read from the kernel's arguments, and a private scalar
     (schedule/private.py) is one variable per thread, whatever its references'
     footprints."""
-    references = _references(scop, kernel)
+    references = kernel_references(scop, kernel)
     reductions = tuple(_reduction_group(scop, kernel, r, references, names.iterator, options)
                        for r in kernel.reductions)
     reduced = frozenset(r.array for r in kernel.reductions)
@@ -230,7 +230,7 @@ def _reduction_group(scop: Scop, kernel: Kernel, reduction, references: list[_Re
     shuffles = options.target == "cuda"
     refs = [r for r in references if r.tag in reduction.tags]
     level = kernel.host_depth + len(kernel.thread_ids) - 1
-    elements = _per_level(kernel, _relation(refs), level, prefix, True)
+    elements = elements_per_level(kernel, union_relation(refs), level, prefix, True)
     box = fixed_box(elements, strides=True)
     if box is None or box_size(box) != 1:
         # whether a thread has instances at all may be a condition on its ids that no box
@@ -311,7 +311,7 @@ def _stale_pair(kernel: Kernel, groups: list[_Group], placed: list[ArrayGroup]) 
     return None
 
 
-def _references(scop: Scop, kernel: Kernel) -> list[_Reference]:
+def kernel_references(scop: Scop, kernel: Kernel) -> list[_Reference]:
     statements = statement_names(kernel.domain)
     refs = []
     for stmt in scop.statements:
@@ -431,7 +431,7 @@ def _bounded(scop: Scop, kernel: Kernel, group: _Group, options: Options, prefix
     if not kernel.thread_ids or scop.array(group.array).is_scalar or scop.array(group.array).member is not None:
         return replace(group, depth=kernel.depth, shared=None)
     refs = list(group.refs)
-    relation = _relation(refs)
+    relation = union_relation(refs)
     reuse = _reuse(kernel, relation)
     depth, shared = kernel.depth, None
     if options.use_private_memory and reuse and _thread_invariant(kernel, relation):
@@ -472,7 +472,7 @@ def _outer_prefix(outer: isl.UnionMap, depth: int) -> isl.UnionMap:
     return result
 
 
-def _relation(group: list[_Reference], *, writes_only: bool = False) -> isl.UnionMap:
+def union_relation(group: list[_Reference], *, writes_only: bool = False) -> isl.UnionMap:
     result = None
     for ref in group:
         if writes_only and not ref.writes:
@@ -497,7 +497,7 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
            for acc in stmt.accesses if acc.array == array.name):
         # a copy would need the elements a may-write leaves alone, or an index isl cannot print
         return _global(group, "may-accesses (data-dependent control or subscripts)")
-    relation = _relation(group)
+    relation = union_relation(group)
     reuse = _reuse(kernel, relation)
     reads = any(r.reads for r in group)
     writes = any(r.writes for r in group)
@@ -506,9 +506,9 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
         level, box = _level(kernel, relation, prefix, per_thread=True)
         if box is not None and box_size(box) <= MAX_PRIVATE_ELEMENTS:
             return ArrayGroup(array.name, refs, "private", level=level, box=box,
-                              copy_in=_box_elements(box, array, scop) if reads else None,
-                              copy_out=_per_level(kernel, _relation(group, writes_only=True), level, prefix, True)
-                              if writes else None,
+                              copy_in=box_elements(box, array, scop) if reads else None,
+                              copy_out=elements_per_level(kernel, union_relation(group, writes_only=True), level,
+                                                          prefix, True) if writes else None,
                               element_type=array.element_type,
                               reason="reuse, a copy per thread of elements other threads read too (PPCG: shared memory)"
                               if _read_by_several_threads(kernel, relation) else "reuse, one element set per thread")
@@ -523,9 +523,9 @@ def _place(scop: Scop, kernel: Kernel, group: list[_Reference], options: Options
         # with the same stride, one element per row, and add barriers for nothing
         return _global(group, "not coalesced, nor would a copy be (one element per row)")
     candidate = ArrayGroup(array.name, refs, "shared", level=level, box=box,
-                           copy_in=_box_elements(box, array, scop) if reads else None,
-                           copy_out=_per_level(kernel, _relation(group, writes_only=True), level, prefix, False)
-                           if writes else None,
+                           copy_in=box_elements(box, array, scop) if reads else None,
+                           copy_out=elements_per_level(kernel, union_relation(group, writes_only=True), level,
+                                                       prefix, False) if writes else None,
                            element_type=array.element_type,
                            reason="reuse" if reuse else "global access not coalesced")
     if candidate.bytes > budget:
@@ -553,7 +553,7 @@ def _outer(kernel: Kernel, depth: int) -> isl.UnionMap:
     return result
 
 
-def _per_level(kernel: Kernel, relation: isl.UnionMap, depth: int, prefix: str, per_thread: bool) -> isl.Set:
+def elements_per_level(kernel: Kernel, relation: isl.UnionMap, depth: int, prefix: str, per_thread: bool) -> isl.Set:
     """Elements touched in one iteration of the outer loops [0, depth), as a set in
     the loop iterators `prefix`0, `prefix`1, ... (parameters)."""
     domain = kernel.domain.intersect(kernel.thread_filter) if per_thread else kernel.domain
@@ -604,12 +604,12 @@ def _level(kernel: Kernel, relation: isl.UnionMap, prefix: str, *, per_thread: b
 
 
 def _find_level(kernel: Kernel, relation: isl.UnionMap, prefix: str, *, per_thread: bool):
-    full = fixed_box(_per_level(kernel, relation, kernel.depth, prefix, per_thread), strides=per_thread)
+    full = fixed_box(elements_per_level(kernel, relation, kernel.depth, prefix, per_thread), strides=per_thread)
     if full is None:
         return kernel.depth, None
     level, box = kernel.depth, full
     for depth in range(kernel.depth - 1, kernel.host_depth - 1, -1):
-        outer = fixed_box(_per_level(kernel, relation, depth, prefix, per_thread), strides=per_thread)
+        outer = fixed_box(elements_per_level(kernel, relation, depth, prefix, per_thread), strides=per_thread)
         if outer is None or box_size(outer) != box_size(full):
             break
         level, box = depth, outer
@@ -696,7 +696,7 @@ def _along_thread_x(kernel: Kernel, group: list[_Reference]) -> bool:
     return True
 
 
-def _box_elements(box: tuple[BoxDim, ...], array: Array, scop: Scop) -> isl.Set:
+def box_elements(box: tuple[BoxDim, ...], array: Array, scop: Scop) -> isl.Set:
     """The box, cut to the array's declared extent: what a copy loads.
 
     Loading the whole box rather than exactly the elements the tile (or thread)

@@ -38,7 +38,8 @@ from ..schedule.gpu import Kernel
 from ..schedule.gpu.device_loops import HYBRID_LAUNCH
 from ..schedule.loop_extents import in_bounds_instances
 from .box import box_size, fixed_box
-from .groups import ELEMENT_BYTES, ArrayGroup, KernelMemory, _box_elements, _outer, _per_level, _references, _relation
+from .groups import (ELEMENT_BYTES, ArrayGroup, KernelMemory, box_elements, elements_per_level, kernel_references,
+                     union_relation)
 
 
 def launch_level(kernel: Kernel) -> int | None:
@@ -67,11 +68,12 @@ def _at_step(elements: isl.Set, step: isl.Set, prefix: str) -> isl.Set:
 
 
 def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, options: Options,
-                        prefix: str) -> KernelMemory:
+                        prefix: str, *, alone: bool = True) -> KernelMemory:
     """`memory` with the arrays of a launch of split tiles in shared buffers that last
-    the launch, where their boxes fit beside the kernel's other buffers."""
+    the launch, where their boxes fit in the block's shared memory. Not where the launch
+    runs other kernels too (`alone` false): each would keep a copy of its own."""
     level = launch_level(kernel)
-    if level is None or not options.use_shared_memory:
+    if level is None or not options.use_shared_memory or not alone:
         return memory
     owned = _one_tile_per_block(scop, kernel)
     if owned is None:
@@ -181,20 +183,19 @@ def _launch_group(scop: Scop, tile: Kernel, array: str, tags: frozenset[str], le
     """The buffer of `array` for one block's tile across the launch, or why there is none:
     loaded at the launch's first step, stored at its last (`ends`, the same for every
     block, as the barriers beside the copies must be)."""
-    refs = [r for r in _references(scop, tile) if r.tag in tags]
-    relation = _relation(refs)
-    outer = _outer(tile, level).intersect_domain(tile.domain)
-    if outer.range_product(relation).is_injective():
-        return "no element is touched twice in one launch"
-    box = fixed_box(_convex(_per_level(tile, relation, level, prefix, False)))
+    refs = [r for r in kernel_references(scop, tile) if r.tag in tags]
+    # no test of reuse: each step reads what its neighbours wrote at the steps before
+    relation = union_relation(refs)
+    box = fixed_box(_convex(elements_per_level(tile, relation, level, prefix, False)))
     if box is None:
         return "no box of constant size across the launch's steps"
     declared = scop.array(array)
     reads, writes = any(r.reads for r in refs), any(r.writes for r in refs)
     first, last = ends
-    loaded = _at_step(_box_elements(box, declared, scop), first, prefix) if reads else None
-    stored = _at_step(_convex(_per_level(tile, _relation(refs, writes_only=True), level, prefix, False)), last,
-                      prefix) if writes else None
+    loaded = _at_step(box_elements(box, declared, scop), first, prefix) if reads else None
+    written = union_relation(refs, writes_only=True)
+    stored = _at_step(_convex(elements_per_level(tile, written, level, prefix, False)), last, prefix) \
+        if writes else None
     # copied in the kernel of the launch's first and last steps: at the kernel's host depth
     return ArrayGroup(array, tags, "shared", level=level + 1, box=box, copy_in=loaded, copy_out=stored,
                       element_type=declared.element_type, whole_launch=True,
