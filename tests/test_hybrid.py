@@ -167,3 +167,13 @@ def test_buffers_chosen_by_the_step_verify(tmp_path):
     report = verify(VerifyConfig(source=HERE / "parity_buffers.c", ppcg_args=("--hybrid",), orders=ORDERS),
                     tmp_path / "verify")
     assert report.ok, report.summary()
+
+
+def test_a_block_that_may_run_several_tiles_keeps_them_in_global_memory(tmp_path):
+    """Arrays sized by a parameter: nothing bounds the tiles, so the grid (64 blocks) may
+    wrap around them, and one block's buffer would serve two tiles: the tiles' data stays
+    in global memory, and -v says why."""
+    proc, kernels, _ = cuda_outputs(tmp_path, HERE / "vla_stencil.c", "--hybrid")
+    assert proc.returncode == 0, proc.stderr
+    assert "hybrid_launch" in kernels and "__shared__" not in kernels
+    assert "a block may run several tiles" in proc.stderr
