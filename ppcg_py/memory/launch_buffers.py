@@ -30,7 +30,7 @@ from dataclasses import replace
 
 import islpy as isl
 
-from ..extract.model import Scop
+from ..extract.model import Array, Scop, extent_set
 from ..gpu_targets import GPUS
 from ..isl_workarounds import dims_as_params
 from ..options import Options
@@ -91,8 +91,10 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
         if any(row.array == array for row in memory.shuffles):
             notes[array] = "its neighbours come by warp shuffles (--warp-shuffles), from global memory"
             continue
-        least = math.prod(kernel.sizes.tile) * ELEMENT_BYTES.get(scop.array(array).element_type, 8)
-        if least > budget:      # the tile's first step alone (heat-3d: 16 x 16 x 128)
+        declared = scop.array(array)
+        least = min(math.prod(kernel.sizes.tile), _declared_elements(declared)) * \
+            ELEMENT_BYTES.get(declared.element_type, 8)
+        if least > budget:      # the tile's first step alone (heat-3d at LARGE: 16 x 16 x 128)
             notes[array] = f"its tile alone ({least} bytes) does not fit in shared memory"
             continue
         try:
@@ -123,6 +125,14 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
         else:
             groups.append(_noted(g, notes[g.array]) if g.array in notes else g)
     return replace(memory, groups=tuple(groups))
+
+
+def _declared_elements(array: Array) -> int:
+    """The array's declared elements, or a number larger than any buffer where an extent
+    is not a constant."""
+    if not all(e.is_cst() for e in array.extents):
+        return 1 << 40
+    return math.prod(int(e.max_val().to_python()) for e in array.extents)
 
 
 def _convex(elements: isl.Set) -> isl.Set:
@@ -186,10 +196,15 @@ def _launch_group(scop: Scop, tile: Kernel, array: str, tags: frozenset[str], le
     refs = [r for r in kernel_references(scop, tile) if r.tag in tags]
     # no test of reuse: each step reads what its neighbours wrote at the steps before
     relation = union_relation(refs)
-    box = fixed_box(_convex(elements_per_level(tile, relation, level, prefix, False)))
+    declared = scop.array(array)
+    # within the declared extents (the in-bounds instances' elements): a tile whole along a
+    # dimension of parametric extent has a box of the array's size there
+    elements = elements_per_level(tile, relation, level, prefix, False)
+    extent = extent_set(declared, scop.context).set_tuple_name(elements.get_tuple_name())
+    elements = elements.intersect(extent.align_params(elements.get_space())).coalesce()
+    box = fixed_box(_convex(elements))
     if box is None:
         return "no box of constant size across the launch's steps"
-    declared = scop.array(array)
     reads, writes = any(r.reads for r in refs), any(r.writes for r in refs)
     first, last = ends
     loaded = _at_step(box_elements(box, declared, scop), first, prefix) if reads else None
