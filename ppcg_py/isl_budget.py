@@ -55,6 +55,12 @@ class IslLimits:
     lower bound of its buffer: cheap on tiles, minutes on sets with many
     existentials (modulo guards under a wrapped grid); the other candidates remain."""
 
+    launch_buffer: int = 1_000_000
+    """Each array's shared buffer across a launch of split tiles (`--hybrid`): its
+    elements over the launch's steps, their box and the copies' sets, and once per
+    kernel the check that a block runs one tile; then the array stays in global
+    memory. A fuzzed launch of five statements under modulo guards took isl minutes."""
+
     scop_ast: int = 4_000_000
     """The AST of a SCoP's whole tree, about 30 s at most; then it is built again
     with no loop unrolled (isl's AST generator is slowest on unrolling, and has

@@ -105,6 +105,9 @@ class KernelMemory:
     kernel: str
     groups: tuple[ArrayGroup, ...]
     shuffles: tuple[NeighbourShuffle, ...] = ()   # neighbours passed by warp shuffles (shuffles.py)
+    # with buffers that last its launch of split tiles: the host loop values of the
+    # launch's first and last steps, where they are loaded and stored (launch_buffers.py)
+    launch_ends: tuple[isl.Set, isl.Set] | None = None
 
     @property
     def shared_bytes(self) -> int:

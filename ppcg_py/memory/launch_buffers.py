@@ -32,6 +32,7 @@ import islpy as isl
 
 from ..extract.model import Array, Scop, extent_set
 from ..gpu_targets import GPUS
+from ..isl_budget import LIMITS, refinement
 from ..isl_workarounds import dims_as_params
 from ..options import Options
 from ..schedule.gpu import Kernel
@@ -75,12 +76,16 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
     level = launch_level(kernel)
     if level is None or not options.use_shared_memory or not alone:
         return memory
-    owned = _one_tile_per_block(scop, kernel)
-    if owned is None:
-        return replace(memory, groups=tuple(_noted(g, "no buffer across the launch's steps: a block may run "
-                                                      "several tiles") for g in memory.groups))
+    ctx = kernel.domain.get_ctx()
+    owned = refinement(ctx, LIMITS.launch_buffer, lambda: _one_tile_per_block(scop, kernel))
+    found = isinstance(owned, isl.UnionSet)
+    ends = refinement(ctx, LIMITS.launch_buffer, lambda: launch_ends(kernel)) if found else None
+    if ends is None:
+        why = "a block may run several tiles" if isinstance(owned, str) else \
+            f"isl failed, or needed more than {LIMITS.launch_buffer} operations, on the launch's tiles or steps"
+        return replace(memory, groups=tuple(_noted(g, f"no buffer across the launch's steps: {why}")
+                                            for g in memory.groups))
     tile = replace(kernel, domain=kernel.domain.intersect(owned))
-    ends = launch_ends(kernel)
     budget = min(options.max_shared_memory, GPUS[options.gpu].shared_per_block)
     placed: dict[str, ArrayGroup] = {}
     notes: dict[str, str] = {}
@@ -97,11 +102,11 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
         if least > budget:      # the tile's first step alone (heat-3d at LARGE: 16 x 16 x 128)
             notes[array] = f"its tile alone ({least} bytes) does not fit in shared memory"
             continue
-        try:
-            found = _launch_group(scop, tile, array, frozenset().union(*(g.refs for g in mine)), level, prefix,
-                                  ends)
-        except isl.Error:   # isl's coalescing can fail its own assertion on these sets (fdtd-2d, small sizes)
-            found = "isl failed on its elements across the launch's steps"
+        # isl's coalescing can fail its own assertion on these sets (fdtd-2d at small sizes)
+        found = refinement(ctx, LIMITS.launch_buffer, lambda: _launch_group(
+            scop, tile, array, frozenset().union(*(g.refs for g in mine)), level, prefix, ends)) or \
+            f"isl failed, or needed more than {LIMITS.launch_buffer} operations, on its elements across the " \
+            "launch's steps"
         if isinstance(found, str) or found.bytes > budget:
             notes[array] = found if isinstance(found, str) else \
                 f"its box across the launch's steps ({found.bytes} bytes) does not fit in shared memory"
@@ -124,7 +129,7 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
                                   reason="the launch's buffers take the shared memory"))
         else:
             groups.append(_noted(g, notes[g.array]) if g.array in notes else g)
-    return replace(memory, groups=tuple(groups))
+    return replace(memory, groups=tuple(groups), launch_ends=ends if placed else None)
 
 
 def _declared_elements(array: Array) -> int:
@@ -170,18 +175,18 @@ def _candidate(scop: Scop, array: str, groups: list[ArrayGroup]) -> bool:
                for stmt in scop.statements if not stmt.calls for acc in stmt.accesses if acc.array == array)
 
 
-def _one_tile_per_block(scop: Scop, kernel: Kernel) -> isl.UnionSet | None:
+def _one_tile_per_block(scop: Scop, kernel: Kernel) -> isl.UnionSet | str:
     """The kernel's instances whose tile indices are their block ids (parameters), where
-    every in-bounds instance is such; else None."""
+    every in-bounds instance is such; else "several"."""
     if kernel.block_schedule is None or not kernel.block_ids:
-        return None
+        return "several"
     ctx = kernel.domain.get_ctx()
     names = [f"x{k}" for k in range(len(kernel.block_ids))]
     inside = " and ".join(f"0 <= {x} < {g}" for x, g in zip(names, kernel.sizes.grid))
     grid = isl.UnionSet.from_set(isl.Set.read_from_str(ctx, f"{{ [{', '.join(names)}] : {inside} }}"))
     tiles = kernel.block_schedule.intersect_domain(in_bounds_instances(scop))
     if not tiles.range().is_subset(grid.align_params(tiles.get_space())):
-        return None
+        return "several"
     same = " and ".join(f"{x} = {b}" for x, b in zip(names, kernel.block_ids))
     own = isl.Set.read_from_str(ctx, f"[{', '.join(kernel.block_ids)}] -> {{ [{', '.join(names)}] : {same} }}")
     own = own.intersect_params(kernel.id_ranges().align_params(own.get_space()))

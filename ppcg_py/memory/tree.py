@@ -35,7 +35,6 @@ from ..isl_workarounds import params_as_dims
 from ..schedule.cpu.full_tiles import filled_tiles, with_full_tiles_isolated
 from ..schedule.gpu import Kernel
 from .groups import ArrayGroup, KernelMemory
-from .launch_buffers import launch_ends
 from .device_arrays import DeviceArray
 
 NT = isl.schedule_node_type
@@ -117,20 +116,20 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
     if memory.shuffles:
         schedule = _full_tiles_apart(schedule, kernel, frozenset(s.statement for s in memory.shuffles))
     # last: around everything the steps' kernel does
-    return _launch_copies(schedule, kernel, [g for g in memory.groups if g.whole_launch], prefix,
-                          unroll=unroll_copy_shared)
+    return _launch_copies(schedule, kernel, memory, prefix, unroll=unroll_copy_shared)
 
 
-def _launch_copies(schedule: isl.Schedule, kernel: Kernel, groups: list[ArrayGroup], prefix: str, *,
+def _launch_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory, prefix: str, *,
                    unroll: bool) -> isl.Schedule:
     """The loads of the buffers that last a launch of split tiles (memory/launch_buffers.py)
     and a barrier at the launch's first step, a barrier and their stores at its last: in
     the kernel's tree of those steps, around everything else (below the block filter)."""
+    groups = [g for g in memory.groups if g.whole_launch]
     if not groups:
         return schedule
     level = groups[0].level
     before = [_copy(kernel, g, level, prefix, read=True, unroll=unroll) for g in groups if g.copy_in is not None]
-    first, last = launch_ends(kernel)
+    first, last = memory.launch_ends
     before.append(piece_at(first, f"{kernel.name}_launch_sync_0"))
     after = [piece_at(last, f"{kernel.name}_launch_sync_1")]
     after += [_copy(kernel, g, level, prefix, read=False, unroll=unroll) for g in groups if g.copy_out is not None]
