@@ -199,6 +199,8 @@ def _launch_group(scop: Scop, tile: Kernel, array: str, tags: frozenset[str], le
     loaded at the launch's first step, stored at its last (`ends`, the same for every
     block, as the barriers beside the copies must be)."""
     refs = [r for r in kernel_references(scop, tile) if r.tag in tags]
+    if not refs:        # fuzz 2881:150: no instance of its statements runs in a block's own tile
+        return "no reference in a block's own tile"
     # no test of reuse: each step reads what its neighbours wrote at the steps before
     relation = union_relation(refs)
     declared = scop.array(array)
