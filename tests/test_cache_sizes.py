@@ -4,6 +4,7 @@ and used by the C target only when the user gives no size."""
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 import sys
 from dataclasses import replace
 
@@ -206,3 +207,11 @@ def test_the_threads_shared_tile_cuts_the_extent_evenly(size, extent, multiple, 
 ])
 def test_narrow_blocks_replace_a_wide_edge(tile, extent, expected):
     assert edge_free_columns(tile, extent, 8) == expected
+
+
+def test_the_environment_names_another_machines_caches(monkeypatch):
+    """PPCG_PY_CACHES (`L1,L2` in bytes): the caches the code is for, not this machine's."""
+    monkeypatch.setenv("PPCG_PY_CACHES", f"{48 * 1024},{2048 * 1024}")
+    assert host_caches.__wrapped__() == Caches(48 * 1024, 2048 * 1024)
+    monkeypatch.setenv("PPCG_PY_CACHES", "not sizes")
+    assert host_caches.__wrapped__(Path("/nonexistent")) == Caches(32 * 1024, 512 * 1024)
