@@ -369,7 +369,7 @@ class _AstBuilder:
         self.scop = scheduled.scop
         self.kernels = {k.name: k for k in scheduled.kernels}
         self.statements = {s.name: s for s in self.scop.statements}
-        self.copies: dict[str, tuple[ArrayGroup, bool, str]] = {}    # group, load or store, kernel
+        self.copies: dict[str, tuple[ArrayGroup, bool]] = {}
         self.reductions: dict[str, tuple[ArrayGroup, str, str]] = {}
         for kmem in memory.kernels:
             for g in kmem.groups:
@@ -379,8 +379,8 @@ class _AstBuilder:
                     for step in ("init", "store", last, *(f"step{s}" for s in reduction_steps(g, block_x))):
                         self.reductions[reduction_statement(kmem.kernel, g, step)] = (g, kmem.kernel, step)
                 elif g.placement != "global":
-                    self.copies[copy_statement(kmem.kernel, g, read=True)] = (g, True, kmem.kernel)
-                    self.copies[copy_statement(kmem.kernel, g, read=False)] = (g, False, kmem.kernel)
+                    self.copies[copy_statement(kmem.kernel, g, read=True)] = (g, True)
+                    self.copies[copy_statement(kmem.kernel, g, read=False)] = (g, False)
         self.transfers = {transfer_statement(d.array.name, to_device=way): TransferCall(d.array.name, way)
                           for d in memory.arrays for way in (True, False)}
         self.transfers.update({s.name: TransferCall(s.device.array.name, s.to_device, s.name) for s in memory.syncs})
@@ -475,16 +475,14 @@ class _AstBuilder:
         shuffles = _lane_shuffles(rows, kernel, references, build) if rows and outer is not None else ()
         return StatementCall(name, iterators, references, owned, shuffles)
 
-    def _copy(self, group: ArrayGroup, read: bool, kernel: str, instance: isl.PwMultiAff,
-              build: isl.AstBuild) -> CopyCall:
-        """K_read_G[c0, .., e..]: the outer loop values are the instance's first dimensions.
-        (A buffer that lasts a launch of split tiles is copied outside the kernel's mark.)"""
+    def _copy(self, group: ArrayGroup, read: bool, instance: isl.PwMultiAff, build: isl.AstBuild) -> CopyCall:
+        """K_read_G[c0, .., e..]: the outer loop values are the instance's first dimensions."""
         first = instance.dim(isl.dim_type.out) - group.rank
         elements = [instance.get_pw_aff(first + k) for k in range(group.rank)]
         outer = isl.Map.from_pw_multi_aff(instance)
         local = _in_buffer(group, elements, _first(outer, group.level), build, self.scheduled.names.iterator)
         array = Subscript(group.array, tuple(build.expr_from_pw_aff(e) for e in elements))
-        owned = _ownership(self.kernels[kernel], outer, group.level, build)
+        owned = _ownership(self.kernels[self.kernel.kernel], outer, group.level, build)
         return CopyCall(local, array, owned) if read else CopyCall(array, local, owned)
 
 
@@ -499,7 +497,7 @@ class _AstBuilder:
                              blocks_done=group.blocks_done(kernel_name))
         if step not in ("final", "blocks"):
             return call
-        copy = self._copy(group, False, kernel_name, instance, build)   # the location, as a copy back writes it
+        copy = self._copy(group, False, instance, build)    # the location, as a copy back would write it
         return replace(call, target=copy.target, owned=copy.owned)
 
 
