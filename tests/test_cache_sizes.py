@@ -11,8 +11,8 @@ from dataclasses import replace
 import pytest
 
 from ppcg_py.schedule.cpu.cache_sizes import (Caches, blocked_tile_sizes, cache_tile_sizes, edge_free_columns,
-                                              host_caches, host_vector_bytes, shared_tile_size, vector_bytes,
-                                              worth_tiling)
+                                              host_caches, host_splits_wide_vectors, host_vector_bytes,
+                                              shared_tile_size, splits_wide_vectors, vector_bytes, worth_tiling)
 from ppcg_py.schedule.cpu.point_order import access_steps, point_order
 
 from polybench_cases import POLYBENCH, kernel_source
@@ -55,6 +55,31 @@ def test_the_environment_names_the_vector_width_of_another_machine(monkeypatch):
     assert vector_bytes() == 32
     monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "")
     assert vector_bytes() == host_vector_bytes()
+
+
+@pytest.mark.parametrize("vendor, family, flags, expected", [
+    ("AuthenticAMD", 25, "sse2 avx avx2 avx512f avx512dq", True),          # Zen 4
+    ("AuthenticAMD", 26, "sse2 avx avx2 avx512f avx512_vp2intersect", False),  # Zen 5: a line at full rate
+    ("AuthenticAMD", 25, "sse2 avx avx2", False),                          # Zen 3: no AVX-512
+    ("GenuineIntel", 6, "sse2 avx avx2 avx512f", False)])
+def test_vectors_run_as_halves_on_zen_4_only(tmp_path, vendor, family, flags, expected):
+    info = tmp_path / "cpuinfo"
+    info.write_text(f"processor\t: 0\nvendor_id\t: {vendor}\ncpu family\t: {family}\nmodel\t\t: 17\n"
+                    f"flags\t\t: {flags}\n\nprocessor\t: 1\nvendor_id\t: {vendor}\n")
+    assert host_splits_wide_vectors.__wrapped__(info) is expected
+
+
+def test_split_vectors_without_cpuinfo_are_not_assumed(tmp_path):
+    assert host_splits_wide_vectors.__wrapped__(tmp_path / "missing") is False
+
+
+def test_the_environment_says_whether_another_machine_splits_its_vectors(monkeypatch):
+    monkeypatch.setenv("PPCG_PY_SPLIT_VECTORS", "1")
+    assert splits_wide_vectors() is True
+    monkeypatch.setenv("PPCG_PY_SPLIT_VECTORS", "0")
+    assert splits_wide_vectors() is False
+    monkeypatch.setenv("PPCG_PY_SPLIT_VECTORS", "")
+    assert splits_wide_vectors() is host_splits_wide_vectors()
 
 
 def _band_facts(kernel: str):

@@ -72,29 +72,34 @@ def test_wavefront_loops_carry_only_private_scalars(kernel):
 @pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d", "fdtd-2d", "seidel-2d", "lu", "trisolv"])
 def test_time_tiles_verify_with_1_2_4_threads(kernel, tmp_path, monkeypatch):
     """Sizes that divide no extent: partial tiles at every edge, wavefronts of a few tiles;
-    code for 64-byte vectors, so that the stencils' rows are `omp simd` loops of 4."""
+    code for 64-byte vectors run as halves, so that the stencils' rows are `omp simd`
+    loops of 4."""
     monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "64")
+    monkeypatch.setenv("PPCG_PY_SPLIT_VECTORS", "1")
     args = ("--tile", "--time-tiles=always", f"--tile-sizes={ODD_SIZES}",
             *(f"--min-parallel-work={work}" for work in _SERIAL_SHORT[kernel].values()))
     report = verify(kernel_config(kernel, dataset="MINI", ppcg_args=args, target="c"), tmp_path)
     assert report.ok, report.summary()
 
 
-@pytest.mark.parametrize("vector_bytes, data_type, lanes", [("64", "double", 4), ("64", "float", 8),
-                                                            ("32", "double", 0), ("", "double", None)])
+@pytest.mark.parametrize("vector_bytes, split, data_type, lanes", [("64", "1", "double", 4), ("64", "1", "float", 8),
+                                                                   ("64", "0", "double", 0), ("32", "1", "double", 0),
+                                                                   ("", "", "double", None)])
 @pytest.mark.parametrize("kernel, rows", [("jacobi-2d", 2), ("heat-3d", 2), ("fdtd-2d", 2), ("lu", 0)])
-def test_rows_reading_neighbours_run_vectors_of_half_a_cache_line(kernel, rows, vector_bytes, data_type, lanes,
+def test_rows_reading_neighbours_run_vectors_of_half_a_cache_line(kernel, rows, vector_bytes, split, data_type, lanes,
                                                                 monkeypatch):
-    """Where the CPU's vectors are a cache line wide, each statement's row of a time tile
-    that reads its neighbours (`A[k - 1]`, `A[k + 1]`) is an `omp simd` loop of half a
-    line (4 doubles, 8 floats); with 32-byte vectors the compiler chooses. fdtd-2d's
-    `ey` reads its neighbours along `i`, not along its row; lu's rows read none. Each
-    such loop carries no dependence."""
-    from ppcg_py.schedule.cpu.cache_sizes import host_vector_bytes
+    """Where the CPU's vectors are a cache line wide and run as two halves (Zen 4), each
+    statement's row of a time tile that reads its neighbours (`A[k - 1]`, `A[k + 1]`) is
+    an `omp simd` loop of half a line (4 doubles, 8 floats); with vectors a line wide at
+    full rate, or 32 bytes wide, the compiler chooses. fdtd-2d's `ey` reads its
+    neighbours along `i`, not along its row; lu's rows read none. Each such loop carries
+    no dependence."""
+    from ppcg_py.schedule.cpu.cache_sizes import host_splits_wide_vectors, host_vector_bytes
 
     monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", vector_bytes)
+    monkeypatch.setenv("PPCG_PY_SPLIT_VECTORS", split)
     if lanes is None:       # this machine's vectors
-        lanes = 0 if (host_vector_bytes() or 0) < 64 else 4
+        lanes = 4 if (host_vector_bytes() or 0) >= 64 and host_splits_wide_vectors() else 0
     defines = ("DATA_TYPE_IS_FLOAT",) if data_type == "float" else ()
     plan = _schedules(kernel, "MINI", defines, time_tiles="always", cache_tiles=True)[0]
     assert plan.time_tiled
@@ -111,6 +116,7 @@ def test_rows_reading_neighbours_run_vectors_of_half_a_cache_line(kernel, rows, 
 
 def test_heat_3d_says_how_wide_its_rows_vectors_are(tmp_path, monkeypatch):
     monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "64")
+    monkeypatch.setenv("PPCG_PY_SPLIT_VECTORS", "1")
     proc = _ppcg(tmp_path, "heat-3d", "--time-tiles=always")
     assert proc.returncode == 0, proc.stderr
     assert "in parallel; rows reading their neighbours in vectors of 4 elements" in proc.stderr
@@ -310,6 +316,7 @@ def test_time_loops_among_other_loops_verify_with_1_2_4_threads(source, data_typ
     time loops reading what they wrote and writing what they read."""
     from ppcg_py.verify.harness import VerifyConfig
     monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "64")
+    monkeypatch.setenv("PPCG_PY_SPLIT_VECTORS", "1")
     config = VerifyConfig(source=source, target="c", data_type=data_type,
                           ppcg_args=("--tile", "--time-tiles=always", f"--tile-sizes={ODD_SIZES}"))
     report = verify(config, tmp_path)

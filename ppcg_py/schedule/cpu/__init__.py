@@ -53,7 +53,7 @@ from ..scheduler import compute_schedule, schedule_of_part, scheduling_start
 from ..sizes import KernelSizes, kernel_sizes, user_sizes
 from ..time_loops import is_time_loop, scalar_writer, top_level, where
 from .cache_sizes import (blocked_tile_sizes, cache_tile_sizes, edge_free_columns, element_bytes, shared_tile_size,
-                          host_caches, shares_fit, vector_bytes, worth_tiling)
+                          host_caches, shares_fit, splits_wide_vectors, vector_bytes, worth_tiling)
 from .epilogues import epilogues_apart
 from .full_tiles import with_full_tiles_isolated
 from .load_balance import uneven_work
@@ -841,7 +841,7 @@ def _vector_rows(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     no dependence: the statement has none along the band's innermost member with the
     others held (`rows_vectorise`). Returns `node`."""
     if node.get_type() == NT.band and node.band_n_member() == 1 and node.child(0).get_type() == NT.leaf:
-        lanes = row_lanes(node, walk.scop, vector_bytes())
+        lanes = row_lanes(node, walk.scop, vector_bytes(), splits_wide_vectors())
         if not lanes:
             return node
         loop = replace(_loop_at(node, len(walk.vector_loops)), mark=SIMD_MARK, lanes=lanes)

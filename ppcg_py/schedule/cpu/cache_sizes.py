@@ -153,6 +153,38 @@ def host_vector_bytes(info: Path = CPU_INFO) -> int | None:
     return next((bytes_ for flag, bytes_ in widths.items() if flag in flags), None)
 
 
+SPLIT_VECTORS_VARIABLE = "PPCG_PY_SPLIT_VECTORS"
+
+
+def splits_wide_vectors() -> bool:
+    """Whether the CPU the C target's code is for runs its cache-line-wide vectors as two
+    halves: the environment's PPCG_PY_SPLIT_VECTORS (1 or 0: code for another machine),
+    else this machine's (`host_splits_wide_vectors`)."""
+    given = os.environ.get(SPLIT_VECTORS_VARIABLE, "")
+    return given == "1" if given in ("0", "1") else host_splits_wide_vectors()
+
+
+@lru_cache(maxsize=1)
+def host_splits_wide_vectors(info: Path = CPU_INFO) -> bool:
+    """Whether this machine's CPU is AMD's Zen 4 (AuthenticAMD, family 25, AVX-512), which
+    runs each 512-bit operation as two 256-bit halves (gcc's own znver4 tuning knows it).
+    Full-width vectors whose loads each span two cache lines lose there (heat-3d's rows
+    1.1x slower) and win where the vector unit is a line wide (Zen 5, family 26: heat-3d
+    1.14x and jacobi-2d 1.07x faster with 8 doubles than with 4)."""
+    try:
+        text = info.read_text()
+    except OSError:
+        return False
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    return (fields.get("vendor_id") == "AuthenticAMD" and fields.get("cpu family") == "25"
+            and "avx512f" in fields.get("flags", "").split())
+
+
 @lru_cache(maxsize=1)
 def host_threads() -> int:
     """The threads OpenMP runs by default here: the cores this process may use."""

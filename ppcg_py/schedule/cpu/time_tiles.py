@@ -253,16 +253,19 @@ def rows_apart(points: isl.ScheduleNode, dependences: isl.UnionMap) -> isl.Sched
 CACHE_LINE = 64     # bytes
 
 
-def row_lanes(row: isl.ScheduleNode, scop: Scop, vector_bytes: int | None) -> int:
+def row_lanes(row: isl.ScheduleNode, scop: Scop, vector_bytes: int | None, split_vectors: bool) -> int:
     """OpenMP's `simdlen` (elements) for a time tile's row: the one-member band `row`
     over one statement's innermost loop; 0 leaves the width to the compiler. Where the
     statement reads neighbours along the row (`reads_neighbours`) and the CPU's vectors
-    are a cache line wide, half a line: the rows start one element in (`k = 1`), so the
-    loads of a full-line vector each span two lines, where half of the half-line ones
-    do. heat-3d at LARGE on the AVX-512 EPYC (gcc -O3 -march=native), one thread: 1.33 s
-    with gcc's 8-element vectors, 1.21 s with 4 (two threads: 0.84 s and 0.75 s); within
-    2% for jacobi-2d and fdtd-2d, whose tiles' rows are 256 long."""
-    if vector_bytes is None or vector_bytes < CACHE_LINE:
+    are a cache line wide but run as two halves (`split_vectors`: AMD's Zen 4), half a
+    line: the rows start one element in (`k = 1`), so the loads of a full-line vector
+    each span two lines, where half of the half-line ones do. heat-3d at LARGE on the
+    Zen 4 EPYC (gcc -O3 -march=native), one thread: 1.33 s with gcc's 8-element vectors,
+    1.21 s with 4 (two threads: 0.84 s and 0.75 s); within 2% for jacobi-2d and fdtd-2d,
+    whose tiles' rows are 256 long. On the Zen 5 EPYC, whose vector unit is a line wide,
+    gcc's 8-element vectors win: heat-3d 0.78 s against 0.91 s, jacobi-2d 0.47 s against
+    0.50 s, fdtd-2d level."""
+    if vector_bytes is None or vector_bytes < CACHE_LINE or not split_vectors:
         return 0
     statements = [st for st in scop.statements if st.name in statement_names(row.get_domain())]
     if len(statements) != 1 or not reads_neighbours(row, statements[0], scop):
