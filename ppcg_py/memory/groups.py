@@ -738,12 +738,18 @@ def _named(groups: list[ArrayGroup], names: Names, used: frozenset[str]) -> list
         if g.placement == "global":
             out.append(g)
             continue
-        base = f"{g.placement}_{g.array}" if g.placement != "reduction" else f"partial_{g.array}"
-        name, k = base, 0
-        while name in taken or f"shared_{name}" in taken:
-            k += 1
-            name = f"{base}_{k}"
+        name = free_name(f"{g.placement}_{g.array}" if g.placement != "reduction" else f"partial_{g.array}", taken)
         taken.update((name, f"shared_{name}"))
         out.append(replace(g, name=name))
     return out
+
+
+def free_name(base: str, taken: set[str]) -> str:
+    """`base`, or `base_1`, ...: a name not `taken`, nor taken with `shared_` before it (a
+    reduction's buffer of partials is `shared_` and its group's name)."""
+    name, k = base, 0
+    while name in taken or f"shared_{name}" in taken:
+        k += 1
+        name = f"{base}_{k}"
+    return name
 

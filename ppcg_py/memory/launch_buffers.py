@@ -39,8 +39,8 @@ from ..schedule.gpu import Kernel
 from ..schedule.gpu.device_loops import HYBRID_LAUNCH
 from ..schedule.loop_extents import in_bounds_instances
 from .box import box_size, fixed_box
-from .groups import (ELEMENT_BYTES, ArrayGroup, KernelMemory, box_elements, elements_per_level, kernel_references,
-                     union_relation)
+from .groups import (ELEMENT_BYTES, ArrayGroup, KernelMemory, box_elements, elements_per_level, free_name,
+                     kernel_references, union_relation)
 
 
 def launch_level(kernel: Kernel) -> int | None:
@@ -87,6 +87,20 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
                                             for g in memory.groups))
     tile = replace(kernel, domain=kernel.domain.intersect(owned))
     budget = min(options.max_shared_memory, GPUS[options.gpu].shared_per_block)
+    placed, notes = _buffers(scop, tile, memory, level, prefix, ends, budget)
+    if any(g.placement == "shared" and g.array not in placed and
+           any(o.array == g.array and o.placement not in ("global", "shared") for o in memory.groups)
+           for g in memory.groups):
+        return memory       # a step's buffer would go to global memory beside a register copy of its array
+    return replace(memory, groups=_regrouped(scop, memory, placed, notes), launch_ends=ends if placed else None)
+
+
+def _buffers(scop: Scop, tile: Kernel, memory: KernelMemory, level: int, prefix: str,
+             ends: tuple[isl.Set, isl.Set], budget: int) -> tuple[dict[str, ArrayGroup], dict[str, str]]:
+    """The launch's buffer of each array that gets one, in the order of `memory`'s groups
+    while the `budget` (bytes of shared memory) lasts, and why each other candidate has
+    none."""
+    ctx = tile.domain.get_ctx()
     placed: dict[str, ArrayGroup] = {}
     notes: dict[str, str] = {}
     for array in dict.fromkeys(g.array for g in memory.groups):
@@ -97,7 +111,7 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
             notes[array] = "its neighbours come by warp shuffles (--warp-shuffles), from global memory"
             continue
         declared = scop.array(array)
-        least = min(math.prod(kernel.sizes.tile), _declared_elements(declared)) * \
+        least = min(math.prod(tile.sizes.tile), _declared_elements(declared)) * \
             ELEMENT_BYTES.get(declared.element_type, 8)
         if least > budget:      # the tile's first step alone (heat-3d at LARGE: 16 x 16 x 128)
             notes[array] = f"its tile alone ({least} bytes) does not fit in shared memory"
@@ -113,15 +127,21 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
             continue
         budget -= found.bytes
         placed[array] = found
-    if any(g.placement == "shared" and g.array not in placed and
-           any(o.array == g.array and o.placement not in ("global", "shared") for o in memory.groups)
-           for g in memory.groups):
-        return memory       # a step's buffer would go to global memory beside a register copy of its array
+    return placed, notes
+
+
+def _regrouped(scop: Scop, memory: KernelMemory, placed: dict[str, ArrayGroup],
+               notes: dict[str, str]) -> tuple[ArrayGroup, ...]:
+    """`memory`'s groups with each `placed` array's groups replaced by its one buffer
+    (named where the program and the other buffers leave a name free), the steps' own
+    shared buffers moved to global memory where any array has a launch's buffer, and the
+    other candidates' `notes` added to their reasons."""
     groups: list[ArrayGroup] = []
     for g in memory.groups:
         if g.array in placed:
             if not any(other.whole_launch and other.array == g.array for other in groups):
-                groups.append(replace(placed[g.array], name=_free_name(f"shared_{g.array}", scop, groups)))
+                taken = set(scop.used_names) | {o.name for o in groups} | {f"shared_{o.name}" for o in groups}
+                groups.append(replace(placed[g.array], name=free_name(f"shared_{g.array}", taken)))
         elif g.placement == "shared" and placed:
             # the launch inlines the step's kernel once per place isl prints it: its own
             # buffers would be declared as often, the launch's once
@@ -129,7 +149,7 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
                                   reason="the launch's buffers take the shared memory"))
         else:
             groups.append(_noted(g, notes[g.array]) if g.array in notes else g)
-    return replace(memory, groups=tuple(groups), launch_ends=ends if placed else None)
+    return tuple(groups)
 
 
 def _declared_elements(array: Array) -> int:
@@ -146,17 +166,6 @@ def _convex(elements: isl.Set) -> isl.Set:
     the copies' loops and the box are then cheap for isl."""
     hull = isl.Set.from_basic_set(elements.simple_hull())
     return hull if hull.is_subset(elements) else elements
-
-
-def _free_name(base: str, scop: Scop, groups: list[ArrayGroup]) -> str:
-    """`base`, or `base_1`, ...: a name neither the program nor another buffer has (a
-    reduction's buffer of partials is `shared_` and its name)."""
-    taken = set(scop.used_names) | {g.name for g in groups} | {f"shared_{g.name}" for g in groups}
-    name, k = base, 0
-    while name in taken or f"shared_{name}" in taken:
-        k += 1
-        name = f"{base}_{k}"
-    return name
 
 
 def _noted(group: ArrayGroup, reason: str) -> ArrayGroup:
