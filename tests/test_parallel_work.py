@@ -47,6 +47,18 @@ def test_each_statement_counts_and_an_unbounded_loop_stays_parallel(tmp_path):
     assert _loops(path, 1 << 30) == 1
 
 
+def test_a_reversed_loop_is_bounded_by_its_arrays(tmp_path):
+    """deriche's backward sweep: `x[j] = 0` runs at the sweep's value 0 and the updates
+    at `n - i`, which moves with `n` that no array bounds, but takes at most 100 values
+    at any `n` (`i` indexes `A`): a band of 100 x 100 values, three statements, 30,000
+    instances per execution at most, not the 300 that the initialisation's one value
+    gave."""
+    path = _nest(tmp_path, "for (int j = 0; j < m; j++) { x[j] = 0;"
+                           " for (int i = n - 1; i >= 0; i--) { A[i][j] = x[j]; x[j] = A[i][j] + 1; } }")
+    assert _loops(path, 30_000) == 1
+    assert _loops(path, 30_001) == 0
+
+
 def test_zero_keeps_every_parallel_loop(tmp_path):
     path = _nest(tmp_path, "for (int i = 0; i < n; i++) x[i] = 0;")
     assert _loops(path, 0) == 1

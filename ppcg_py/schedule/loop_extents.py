@@ -41,9 +41,30 @@ def band_extents(band: isl.ScheduleNode, in_bounds: isl.UnionSet) -> tuple[int |
     domain = band.get_domain().intersect(in_bounds)
     extents: list[int | None] = []
     for k in range(band.band_n_member()):
-        known = [e for e in (set_extent(m.range()) for m in maps_of(member_values(band, k, domain))) if e is not None]
+        known = [e for e in (_values_extent(m.range()) for m in maps_of(member_values(band, k, domain)))
+                 if e is not None]
         extents.append(max(known) if known else None)
     return tuple(extents)
+
+
+def _values_extent(values: isl.Set) -> int | None:
+    """How many values a statement's member takes, for any parameter values: where the
+    values move with a parameter that no array bounds (deriche's reversed sweep `w - i`,
+    `i` bounded by the arrays, `w` not), the largest distance between two of them at the
+    same parameter values. Without it, the sweep's statements at the constant 0 (its
+    initialisations) gave the loop one value, and its OpenMP loop too little work."""
+    extent = set_extent(values)
+    if extent is not None:
+        return extent
+    try:
+        distances = isl.Map.from_domain_and_range(values, values).deltas()
+        distances = distances.project_out(isl.dim_type.param, 0, distances.dim(isl.dim_type.param))
+        if distances.is_empty() or not distances.is_bounded():
+            return None
+        largest = distances.dim_max_val(0)
+        return int(largest.to_python()) + 1 if largest.is_int() else None
+    except isl.Error:
+        return None
 
 
 def member_values(band: isl.ScheduleNode, k: int, domain: isl.UnionSet) -> isl.UnionMap:
