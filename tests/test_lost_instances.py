@@ -79,3 +79,26 @@ def test_a_kernels_leaves_are_checked_thread_by_thread(monkeypatch, tmp_path):
     cut = reached[:in_kernel[0]] + [part.intersect_params(not_x3.align_params(part.get_space()))] \
         + reached[in_kernel[0] + 1:]
     assert real(scop, cut, kernels)
+
+
+@pytest.mark.parametrize("options, builds", [(("--no-private-memory",), 1), ((), 2)])
+def test_a_tree_that_unrolls_no_loop_is_built_once(options, builds, monkeypatch, tmp_path):
+    """The AST stage's first build runs under an operation bound, and a second one, with
+    no loop unrolled, follows where the first runs out or loses instances. A tree that
+    unrolls nothing would be built the same way again: it is built once, unbounded.
+    matmul's copies into registers are unrolled, and without them nothing is."""
+    runs = []
+    real = ast_module._AstBuilder.run
+
+    def counted(self, schedule):
+        runs.append(schedule)
+        return real(self, schedule)
+
+    def out_of_operations(ctx, limit, work):
+        work()
+        raise ast_module.OutOfOperations(limit)
+
+    monkeypatch.setattr(ast_module._AstBuilder, "run", counted)
+    monkeypatch.setattr(ast_module, "bounded", out_of_operations)
+    assert main(["--timeout", "0", *options, "-d", str(tmp_path), str(EXAMPLE)]) == 0
+    assert len(runs) == builds

@@ -173,18 +173,21 @@ class ScopAst:
 
 def build_ast(scheduled: GpuSchedule, memory: MemoryPlan) -> ScopAst:
     """The SCoP's AST; built again without unrolling if isl fails on it, or if the
-    first leaves leave instances out (`lost_instances`), and InstancesLost if those do too."""
+    first leaves leave instances out (`lost_instances`), and InstancesLost if those do too.
+    A tree that unrolls no loop is built once: a second build would be the same one
+    (jacobi-2d's split tiles, --hybrid, ran 1.4 s into the first build's bound)."""
     schedule = memory.schedule
     builder = _AstBuilder(scheduled, memory)
-    try:
-        result = bounded(scheduled.scop.ctx, LIMITS.scop_ast, lambda: builder.run(schedule))
-        if not lost_instances(scheduled.scop, builder.reached, scheduled.kernels):
-            return result
-    except OutOfOperations:
-        pass
-    except isl.Error as exc:
-        if is_operation_limit(exc):     # the step's bound (--isl-max-operations), not this one
-            raise
+    if _unrolls(schedule.get_root()):
+        try:
+            result = bounded(scheduled.scop.ctx, LIMITS.scop_ast, lambda: builder.run(schedule))
+            if not lost_instances(scheduled.scop, builder.reached, scheduled.kernels):
+                return result
+        except OutOfOperations:
+            pass
+        except isl.Error as exc:
+            if is_operation_limit(exc):     # the step's bound (--isl-max-operations), not this one
+                raise
     result = with_atomic_fallback(builder.run, without_unrolling(schedule), scheduled.scop)
     if lost_instances(scheduled.scop, builder.reached, scheduled.kernels):
         raise InstancesLost(f"isl's AST generator left statement instances out of the code of the SCoP of "
@@ -305,6 +308,14 @@ def atomic_loops(schedule: isl.Schedule) -> isl.Schedule:
                     node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.atomic)
         return node
     return schedule.map_schedule_node_bottom_up(atomic)
+
+
+def _unrolls(node: isl.ScheduleNode) -> bool:
+    """Whether a band member at or below `node` is generated unrolled."""
+    if node.get_type() == NT.band and any(node.band_member_get_ast_loop_type(k) == isl.ast_loop_type.unroll
+                                          for k in range(node.band_n_member())):
+        return True
+    return any(_unrolls(node.child(k)) for k in range(node.n_children()))
 
 
 def without_unrolling(schedule: isl.Schedule) -> isl.Schedule:
