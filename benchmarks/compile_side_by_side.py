@@ -9,6 +9,7 @@ needs its own .venv (`make install`); the sources are this checkout's.
 """
 from __future__ import annotations
 
+import argparse
 import math
 import resource
 import shlex
@@ -33,10 +34,17 @@ def cpu_seconds(checkout: str, kernel, args: list[str]) -> float:
 
 
 def main(argv: list[str]) -> int:
-    args: list[str] = []
-    if argv and argv[0].startswith("--args="):
-        args, argv = shlex.split(argv[0][len("--args="):]), argv[1:]
-    base, repeat, names = argv[0], int(argv[1]), argv[2:]
+    parser = argparse.ArgumentParser(prog="python benchmarks/compile_side_by_side.py",
+                                     description=__doc__.split("\n\n")[0])
+    parser.add_argument("--args", default="", help="ppcg-py options for both, one string (the CUDA target by default)")
+    parser.add_argument("base", help="the other checkout, with its own .venv")
+    parser.add_argument("repeat", type=int, help="compilations of each kernel by each checkout")
+    parser.add_argument("kernels", nargs="+", metavar="KERNEL", help="PolyBench kernels (gemm, jacobi-2d, ...)")
+    given = parser.parse_args(argv)
+    args, base, repeat, names = shlex.split(given.args), given.base, given.repeat, given.kernels
+    known = {k.name for k in KERNELS}
+    if unknown := [n for n in names if n not in known]:
+        parser.error(f"unknown kernel(s): {', '.join(unknown)}")
     checkouts = {"base": base, "head": str(ROOT)}
     kernels = {k.name: k for k in KERNELS}
     ratios = []
