@@ -42,11 +42,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument("kernels", nargs="+", metavar="KERNEL", help="PolyBench kernels (gemm, jacobi-2d, ...)")
     given = parser.parse_args(argv)
     args, base, repeat, names = shlex.split(given.args), given.base, given.repeat, given.kernels
-    known = {k.name for k in KERNELS}
-    if unknown := [n for n in names if n not in known]:
+    kernels = {k.name: k for k in KERNELS}
+    if unknown := [n for n in names if n not in kernels]:
         parser.error(f"unknown kernel(s): {', '.join(unknown)}")
     checkouts = {"base": base, "head": str(ROOT)}
-    kernels = {k.name: k for k in KERNELS}
     ratios = []
     for name in names:
         best = {role: math.inf for role in checkouts}

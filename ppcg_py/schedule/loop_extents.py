@@ -9,6 +9,7 @@ from __future__ import annotations
 import islpy as isl
 
 from ..extract.model import Scop, extent_set
+from ..isl_budget import is_operation_limit
 from ..isl_context import maps_of
 
 
@@ -63,7 +64,9 @@ def _values_extent(values: isl.Set) -> int | None:
             return None
         largest = distances.dim_max_val(0)
         return int(largest.to_python()) + 1 if largest.is_int() else None
-    except isl.Error:
+    except isl.Error as exc:
+        if is_operation_limit(exc):     # the step's bound: not a fact about the values
+            raise
         return None
 
 
@@ -83,5 +86,7 @@ def set_extent(rng: isl.Set) -> int | None:
         if not (high.is_int() and low.is_int()):
             return None
         return int(high.to_python()) - int(low.to_python()) + 1
-    except isl.Error:
+    except isl.Error as exc:
+        if is_operation_limit(exc):
+            raise
         return None
