@@ -144,11 +144,7 @@ def vector_bytes() -> int | None:
 def host_vector_bytes(info: Path = CPU_INFO) -> int | None:
     """The widest vectors of this machine's x86 CPU, in bytes (its flags: avx512f 64,
     avx 32, sse2 16), or None where /proc/cpuinfo does not say (another architecture)."""
-    try:
-        text = info.read_text()
-    except OSError:
-        return None
-    flags = next((line.split(":", 1)[1].split() for line in text.splitlines() if line.startswith("flags")), [])
+    flags = _first_cpu(info).get("flags", "").split()
     widths = {"avx512f": 64, "avx": 32, "sse2": 16}
     return next((bytes_ for flag, bytes_ in widths.items() if flag in flags), None)
 
@@ -171,18 +167,25 @@ def host_splits_wide_vectors(info: Path = CPU_INFO) -> bool:
     Full-width vectors whose loads each span two cache lines lose there (heat-3d's rows
     1.1x slower) and win where the vector unit is a line wide (Zen 5, family 26: heat-3d
     1.14x and jacobi-2d 1.07x faster with 8 doubles than with 4)."""
+    fields = _first_cpu(info)
+    return (fields.get("vendor_id") == "AuthenticAMD" and fields.get("cpu family") == "25"
+            and "avx512f" in fields.get("flags", "").split())
+
+
+def _first_cpu(info: Path) -> dict[str, str]:
+    """The fields of the first processor that /proc/cpuinfo (`info`) describes, by name;
+    none where it cannot be read."""
     try:
         text = info.read_text()
     except OSError:
-        return False
+        return {}
     fields: dict[str, str] = {}
     for line in text.splitlines():
         if not line.strip():
             break
         key, _, value = line.partition(":")
         fields.setdefault(key.strip(), value.strip())
-    return (fields.get("vendor_id") == "AuthenticAMD" and fields.get("cpu family") == "25"
-            and "avx512f" in fields.get("flags", "").split())
+    return fields
 
 
 @lru_cache(maxsize=1)
