@@ -59,15 +59,12 @@ def _values_extent(values: isl.Set) -> int | None:
         return extent
     try:
         distances = isl.Map.from_domain_and_range(values, values).deltas()
-        distances = distances.project_out(isl.dim_type.param, 0, distances.dim(isl.dim_type.param))
-        if distances.is_empty() or not distances.is_bounded():
-            return None
-        largest = distances.dim_max_val(0)
-        return int(largest.to_python()) + 1 if largest.is_int() else None
     except isl.Error as exc:
         if is_operation_limit(exc):     # the step's bound: not a fact about the values
             raise
         return None
+    # 0 up to the largest distance: as many as the values
+    return set_extent(distances.lower_bound_val(isl.dim_type.set, 0, isl.Val.zero(distances.get_ctx())))
 
 
 def member_values(band: isl.ScheduleNode, k: int, domain: isl.UnionSet) -> isl.UnionMap:
