@@ -80,17 +80,19 @@ def test_the_model_picks_the_column_walks_not_the_row_walks():
     assert web_candidates(scop, _dependences(scop), lambda s, web, loop: reorder_pays(s, web, loop, small)) == ()
 
 
-# the caches these tests' choices were made for (32 KiB L1 data, 1 MiB L2 per core): on a
-# core with 48 KiB of L1, deriche's tiles differ and its columns keep their order
-CACHES = {"PPCG_PY_CACHES": f"{32 * 1024},{1024 * 1024}"}
+# the caches these tests' choices were made for (32 KiB L1 data, 1 MiB L2 per core; a
+# core with 48 KiB of L1 runs deriche's column sweeps untiled, a thread's share of a row
+# to each thread)
+CACHES = f"{32 * 1024},{1024 * 1024}"
 
 
-def _ppcg(tmp_path: Path, source: Path, *args: str, dataset: str | None = None) -> subprocess.CompletedProcess:
+def _ppcg(tmp_path: Path, source: Path, *args: str, dataset: str | None = None,
+          caches: str = CACHES) -> subprocess.CompletedProcess:
     out = tmp_path / "out.c"
     defines = [f"-D{dataset}_DATASET"] if dataset else []
     return subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", "-v", *args, *defines,
                            "-I", str(POLYBENCH / "utilities"), "-I", str(source.parent), "-o", str(out), str(source)],
-                          capture_output=True, text=True, check=False, env={**os.environ, **CACHES})
+                          capture_output=True, text=True, check=False, env={**os.environ, "PPCG_PY_CACHES": caches})
 
 
 @pytest.mark.parametrize("tile", [True, False])
@@ -137,14 +139,20 @@ def test_host_paths_of_gpu_targets_keep_their_scalars(tmp_path):
     assert not any(copy in path.read_text() for path in tmp_path.iterdir() for copy in ("w_1", "w_2"))
 
 
-def test_deriches_column_sweeps_walk_rows(tmp_path):
+@pytest.mark.parametrize("caches", [CACHES, f"{48 * 1024},{1024 * 1024}"])
+def test_deriches_column_sweeps_walk_rows(tmp_path, caches):
     """deriche's last two sweeps run down the columns with seven scalars carried from
-    row to row: with a copy of each per column, tiles run them along the rows."""
-    proc = _ppcg(tmp_path, kernel_source("deriche"), "--tile", dataset="LARGE")
+    row to row: with a copy of each per column, tiles run them along the rows, every
+    sweep in parallel. With 48 KiB of L1 the sweeps run untiled, and the backward one's
+    parallel loop counts its updates at `w - i`, not only its initialisations at 0
+    (it stayed serial, and the copies were dropped)."""
+    proc = _ppcg(tmp_path, kernel_source("deriche"), "--tile", dataset="LARGE", caches=caches)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.count(COPY) == 7
+    assert "stays serial" not in proc.stderr
     text = (tmp_path / "out.c").read_text()
     assert "ym1_1[c_1] = y1[c_0][c_1];" in text
+    assert "6 OpenMP loop(s)" in text
 
 
 # the copies kept whatever the model says: the rewrite checked where isl's schedule
