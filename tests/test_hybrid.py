@@ -178,3 +178,17 @@ def test_a_block_that_may_run_several_tiles_keeps_them_in_global_memory(tmp_path
     assert proc.returncode == 0, proc.stderr
     assert "hybrid_launch" in kernels and "__shared__" not in kernels
     assert "a block may run several tiles" in proc.stderr
+
+
+def test_constant_sizes_keep_their_buffers(tmp_path):
+    """A stencil whose sizes are constants: the launches' buffers are planned (isl's
+    coalescing crashed the compiling process on their element sets, and the retry kept
+    every array in global memory with a warning), and the code verifies."""
+    source = HERE / "constant_jacobi_2d.c"
+    proc, kernels, _ = cuda_outputs(tmp_path, source, "--hybrid")
+    assert proc.returncode == 0, proc.stderr
+    assert "warning" not in proc.stderr, proc.stderr
+    assert NOTE.search(proc.stderr) and "reuse across the launch's steps" in proc.stderr, proc.stderr
+    assert "__shared__ double shared_A[" in kernels and "__shared__ double shared_B[" in kernels
+    report = verify(VerifyConfig(source=source, ppcg_args=("--hybrid",), orders=ORDERS), tmp_path / "verify")
+    assert report.ok, report.summary()

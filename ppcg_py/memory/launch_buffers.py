@@ -33,6 +33,7 @@ import islpy as isl
 from ..extract.model import Array, Scop, extent_set
 from ..gpu_targets import GPUS
 from ..isl_budget import LIMITS, refinement
+from ..isl_context import locals_preserved
 from ..isl_workarounds import dims_as_params
 from ..options import Options
 from ..schedule.gpu import Kernel
@@ -116,11 +117,13 @@ def _buffers(scop: Scop, tile: Kernel, memory: KernelMemory, level: int, prefix:
         if least > budget:      # the tile's first step alone (heat-3d at LARGE: 16 x 16 x 128)
             notes[array] = f"its tile alone ({least} bytes) does not fit in shared memory"
             continue
-        # isl's coalescing can fail its own assertion on these sets (fdtd-2d at small sizes)
-        found = refinement(ctx, LIMITS.launch_buffer, lambda: _launch_group(
-            scop, tile, array, frozenset().union(*(g.refs for g in mine)), level, prefix, ends)) or \
-            f"isl failed, or needed more than {LIMITS.launch_buffer} operations, on its elements across the " \
-            "launch's steps"
+        # isl's coalescing can fail its own assertion on these sets (fdtd-2d at small sizes),
+        # and crash where the sizes are constants unless it keeps their existentials
+        with locals_preserved(ctx):
+            found = refinement(ctx, LIMITS.launch_buffer, lambda: _launch_group(
+                scop, tile, array, frozenset().union(*(g.refs for g in mine)), level, prefix, ends)) or \
+                f"isl failed, or needed more than {LIMITS.launch_buffer} operations, on its elements across " \
+                "the launch's steps"
         if isinstance(found, str) or found.bytes > budget:
             notes[array] = found if isinstance(found, str) else \
                 f"its box across the launch's steps ({found.bytes} bytes) does not fit in shared memory"
