@@ -13,7 +13,7 @@ from fuzz.interp import c_div, c_mod, footprint
 from fuzz.program import (Arith, ArrayDecl, Assign, Call, CastTo, Const, Local, Loop, Num, Program, Ref,
                           ScalarDecl, data_refs, walk_nodes)
 from fuzz.render import render, render_library
-from fuzz.runner import classify_compiler, data_type_of, normalise_reason
+from fuzz.runner import classify_compiler, data_type_of, normalise_reason, retried_crash
 from fuzz.shrink import shrink
 
 
@@ -122,6 +122,19 @@ def test_classify_compiler_outcomes():
     assert classify_compiler(_proc(1, "a\nb\n"), src).verdict == "bad-error"
     assert classify_compiler(_proc(124, "timed out"), src).verdict == "timeout"
     assert normalise_reason("use of undeclared identifier 'v1' (line 4)") == "use of undeclared identifier '…'"
+
+
+def test_a_crash_survived_by_compiling_again_is_a_crash():
+    """The compiling process died and the retry with simpler options made correct code:
+    still a bug; a step the watchdog ended (SIGKILL, SIGXCPU) is a time bound, no crash."""
+    died = ("/x/prog.c:12:1: warning: memory (run): the compiling process died (killed by signal 11); "
+            "compiling again with the original loop order and global memory only\n")
+    crash = retried_crash(died)
+    assert crash.verdict == "crash" and crash.detail == "killed by signal 11, compiled again"
+    assert retried_crash(died.replace("signal 11", "signal 9")) is None
+    assert retried_crash(died.replace("signal 11", "signal 24")) is None
+    assert retried_crash(died.replace("killed by signal 11", "exit status 1")).verdict == "crash"
+    assert retried_crash("/x/prog.c:3:1: warning: schedule (run) did not finish within 300 s; ...") is None
 
 
 def test_timeouts_name_the_stage_that_was_running():
