@@ -161,7 +161,7 @@ def _full_tiles_apart(schedule: isl.Schedule, kernel: Kernel, statements: frozen
 def _tile_band(node: isl.ScheduleNode, kernel: Kernel, statements: frozenset[str]) -> isl.ScheduleNode | None:
     """The kernel's tile band whole (not split by copies) above `statements`, or None."""
     if node.get_type() == NT.band and node.get_schedule_depth() == kernel.host_depth:
-        whole = node.band_n_member() == kernel.n_tile and statements <= statement_names(node.get_domain())
+        whole = node.band_n_member() == kernel.n_tile and statements <= statement_names(node.get_universe_domain())
         return node if whole else None
     for k in range(node.n_children()):
         found = _tile_band(node.child(k), kernel, statements)
