@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import islpy as isl
+import pytest
 
 from ppcg_py.schedule.relaxed import without_upper_bounds
 
@@ -81,21 +82,29 @@ def test_a_loop_kept_serial_only_by_instances_past_a_bound_is_parallel_again(mon
     assert not problems.relaxed.compute_schedule().get_root().child(0).band_member_get_coincident(0)
 
 
-def test_the_exact_problem_waits_only_so_long_once_the_relaxed_one_is_solved(monkeypatch):
+@pytest.mark.parametrize("relaxed_seconds, exact_bound", [(0.03, 2.0), (0.5, 5.0), (3.0, 10.0)])
+def test_the_exact_problem_waits_only_so_long_once_the_relaxed_one_is_solved(monkeypatch, relaxed_seconds,
+                                                                              exact_bound):
     """isl's usual schedule prefers the program's own constraints; with the relaxed
-    problem's solution in hand it gives them EXACT_AFTER_RELAXED seconds, not the whole
-    --schedule-timeout (deriche and heat-3d with constant sizes: 32 s -> 12 s)."""
+    problem's solution in hand it gives them ten times the relaxed problem's CPU time,
+    between 2 and EXACT_AFTER_RELAXED seconds, not the whole --schedule-timeout
+    (deriche and heat-3d with constant sizes: 32 s -> 12 s -> 3 s)."""
     from ppcg_py.schedule import scheduler
     problems = _problems_of("{ S[t, i] : 0 <= t <= 9 and 0 <= i <= 99 }",
                             "{ S[t, i] -> S[t + 1, i] : 0 <= t <= 8 and 0 <= i <= 99 }")
     asked = []
+    clock = [100.0]
 
     def solve(problem, timeout):
         asked.append(("exact" if problem is problems.exact else "relaxed", timeout))
-        return None if problem is problems.exact else problem.compute_schedule()
+        if problem is problems.exact:
+            return None
+        clock[0] += relaxed_seconds
+        return problem.compute_schedule()
     monkeypatch.setattr(scheduler, "compute_with_timeout", solve)
+    monkeypatch.setattr(scheduler, "_cpu_seconds", lambda: clock[0])
     schedule, _ = scheduler._solved(problems, 30.0, prefer_exact=True)
-    assert asked == [("relaxed", scheduler.EXACT_AFTER_RELAXED), ("exact", scheduler.EXACT_AFTER_RELAXED)]
+    assert asked == [("relaxed", scheduler.EXACT_AFTER_RELAXED), ("exact", pytest.approx(exact_bound))]
     assert schedule is not None
     asked.clear()
     monkeypatch.setattr(scheduler, "compute_with_timeout",
