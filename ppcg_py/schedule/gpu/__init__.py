@@ -77,9 +77,9 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     reductions = reduced_locations(scop, options)
     serial_sums = True
     while True:
-        schedule = compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
-        hybrid = _hybrid(scop, options, every, device, schedule)
-        schedule, tiles = (hybrid.schedule, hybrid.tiles) if isinstance(hybrid, HybridPlan) else (schedule, ())
+        usual = compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
+        hybrid = _hybrid(scop, options, every, device, usual)
+        schedule, tiles = (hybrid.schedule, hybrid.tiles) if isinstance(hybrid, HybridPlan) else (usual, ())
         schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
         schedule, ends = host_ends(schedule, lambda node: threads_below(
             node, lambda band: serial_sums and long_reduction(band, reductions, every, device)))
@@ -94,8 +94,11 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
                                  "device version) and the schedule puts it in the same loop body as code "
                                  "that would run on the GPU: the whole SCoP runs on the host",
                                  scop.file, first.line, first.col or 1)
+            if tiles:   # split tiles are for launches (their marks would stay in the host's tree)
+                hybrid = "a call to a function without a device version keeps the whole SCoP on the host"
+                schedule, tiles = absorb_loop_free(usual, every, host_statements(scop) | host_only), ()
             host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
-                                           device=device, hybrid=tiles)
+                                           device=device)
         found = [privatize(scop, deps, k, reorderable - fixed, apart=k.epilogue) for k in kernels]
         unsafe = frozenset().union(*(p.unsafe for p in found))
         if not unsafe and deps.reordering:
