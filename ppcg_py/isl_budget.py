@@ -61,6 +61,12 @@ class IslLimits:
     kernel the check that a block runs one tile; then the array stays in global
     memory. A fuzzed launch of five statements under modulo guards took isl minutes."""
 
+    path_costs: int = 5_000_000
+    """The counts of a SCoP's run-time choice between device and host (instances,
+    operations and bytes of each kernel): at most 150,000 on PolyBench's kernels, with
+    or without --hybrid; 108M (18 s) on a fuzzed SCoP of split tiles. Then the device
+    runs it wherever one is usable, as where isl cannot print a count."""
+
     scop_ast: int = 4_000_000
     """The AST of a SCoP's whole tree, about 30 s at most; then it is built again
     with no loop unrolled (isl's AST generator is slowest on unrolling, and has

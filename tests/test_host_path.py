@@ -116,6 +116,18 @@ def test_constant_sizes_are_counted_as_numbers(tmp_path, capsys):
     assert "ppcg_py_copy_seconds(" in choice and "300.0 * sizeof(double)" in choice, choice
 
 
+def test_counts_past_their_bound_leave_the_choice_to_the_device(tmp_path, monkeypatch):
+    """Where isl needs more than LIMITS.path_costs operations for the counts (108M, 18 s,
+    on a fuzzed SCoP of split tiles), the device runs the SCoP wherever one is usable."""
+    from dataclasses import replace
+
+    from ppcg_py.codegen import path_choice
+    monkeypatch.setattr(path_choice, "LIMITS", replace(path_choice.LIMITS, path_costs=1))
+    host = (_compile(_program(tmp_path), tmp_path / "out") / "sweep_host.cu").read_text()
+    choice = next(line for line in host.splitlines() if "ppcg_py_on_device(" in line)
+    assert 'ppcg_py_on_device("sweep, lines 7-16", 0.0, 1e300, ' in choice, choice
+
+
 @pytest.mark.parametrize("target", ["cuda", "opencl"])
 def test_both_paths_verify(target, tmp_path):
     """The harness runs the device code (in two thread orders in the emulation) and the

@@ -33,11 +33,11 @@ import math
 import re
 from dataclasses import dataclass
 
-import islpy as isl
 from pycparser import c_ast, c_generator
 
 from ..extract.model import Scop, Statement
 from ..gpu_targets import GPUS, GpuTarget
+from ..isl_budget import LIMITS, refinement
 from ..memory import MemoryPlan
 from ..schedule.cpu import CpuSchedule
 from ..schedule.gpu import GpuSchedule
@@ -72,11 +72,11 @@ class PathCosts:
 
 def path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
                extents: dict[str, list[c_ast.Node]]) -> PathCosts:
-    """The device path's predicted seconds and the host path's operations of one SCoP."""
-    try:
-        return _path_costs(gpu, memory, host, extents)
-    except isl.Error:   # a count isl cannot print: the device wherever one is usable
-        return PathCosts("0.0", "1e300", "1.0" if host.parallel else "0.0")
+    """The device path's predicted seconds and the host path's operations of one SCoP;
+    where isl cannot print a count or needs more than LIMITS.path_costs operations for
+    them, the device wherever one is usable."""
+    costs = refinement(gpu.scop.ctx, LIMITS.path_costs, lambda: _path_costs(gpu, memory, host, extents))
+    return costs if costs is not None else PathCosts("0.0", "1e300", "1.0" if host.parallel else "0.0")
 
 
 def _path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
