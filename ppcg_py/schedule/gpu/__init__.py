@@ -73,6 +73,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     warned = False
     every = _every_dependence(deps)
     host_only = frozenset(s.name for s in scop.statements if s.calls)
+    may_stay = host_statements(scop) | host_only     # on the host: absorb_loop_free leaves them
     device = device_sizing(scop, options)
     reductions = reduced_locations(scop, options)
     serial_sums = True
@@ -80,7 +81,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
         usual = compute_schedule(scop, deps, options, diagnostics, fixed, last=copies_back)
         hybrid = _hybrid(scop, options, every, device, usual)
         schedule, tiles = (hybrid.schedule, hybrid.tiles) if isinstance(hybrid, HybridPlan) else (usual, ())
-        schedule = absorb_loop_free(schedule, every, host_statements(scop) | host_only)
+        schedule = absorb_loop_free(schedule, every, may_stay)
         schedule, ends = host_ends(schedule, lambda node: threads_below(
             node, lambda band: serial_sums and long_reduction(band, reductions, every, device)))
         host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
@@ -96,7 +97,7 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
                                  scop.file, first.line, first.col or 1)
             if tiles:   # split tiles are for launches (their marks would stay in the host's tree)
                 hybrid = "a call to a function without a device version keeps the whole SCoP on the host"
-                schedule, tiles = absorb_loop_free(usual, every, host_statements(scop) | host_only), ()
+                schedule, tiles = absorb_loop_free(usual, every, may_stay), ()
             host, final, kernels = _mapped(scop, schedule, options, sizes, names, first_kernel, ends.statements,
                                            device=device)
         found = [privatize(scop, deps, k, reorderable - fixed, apart=k.epilogue) for k in kernels]
