@@ -12,6 +12,8 @@ becomes one `#pragma omp parallel` region instead, its parallel loops `omp for`
 (`omp_region.py`), so that a team is not started at each of its iterations. Under an
 `omp_nowaitN` mark (schedule/cpu/nowait.py), where each execution of the loop runs the
 same iterations, its loops get `nowait` and one `#pragma omp barrier` follows the mark.
+A wavefront of time tiles whose tiles wait for the tiles they depend on (a loop with
+`waits`, schedule/cpu/pipeline.py) runs without barriers (`omp_pipeline.py`).
 At a `register_tileN` mark (schedule/cpu/register_tiles.py) the block of the array that the
 loops inside accumulate into is copied into a local `reg_A[rows][columns]` and back,
 and the statements inside use that copy, which gcc keeps in registers.
@@ -34,6 +36,7 @@ from .ast import (InstancesLost, ScopAst, StatementCall, Subscript, ast_from_tre
                   with_atomic_fallback, without_unrolling)
 from .common import array_extents, local_array_names, local_declarations, runs_where, scop_guard
 from ..isl_c import c_node
+from .omp_pipeline import PIPELINE_HELPERS, USES_HELPERS
 from .omp_region import BARRIER, same_iterations, with_parallel_regions
 from .printer import AstPrinter, c_lines, declaration
 from .statements import elements, field_rows, instance, linearized, member_element, printed_tags, subscripted
@@ -192,16 +195,21 @@ def generate_c(source_path: str, source_text: str, scops: list[tuple[CpuSchedule
     for scheduled, ast in scops:
         scop = scheduled.scop
         indent = text.indent(scop.start_line)
-        replacements.append((scop.start_line, scop.end_line, scop_lines(scheduled, ast, indent, tiled, openmp)))
+        replacements.append((scop.start_line, scop.end_line,
+                             scop_lines(scheduled, ast, indent, tiled, openmp, pipelines=True)))
     lines = text.spliced(replacements, on_host, "ppcg-py: this SCoP keeps its original C code")
     source = os.path.basename(source_path)
     stem = os.path.splitext(source)[0]
-    return CFile(name or f"{stem}.ppcg.c", text.text(HELPERS.format(source=source) + LOOP_HELPERS, lines))
+    helpers = LOOP_HELPERS + (PIPELINE_HELPERS if any(USES_HELPERS in line for line in lines) else "")
+    return CFile(name or f"{stem}.ppcg.c", text.text(HELPERS.format(source=source) + helpers, lines))
 
 
-def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, openmp: bool) -> list[str]:
+def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, openmp: bool,
+               pipelines: bool = False) -> list[str]:
     """The code that replaces one SCoP: its scheduled loops, their OpenMP pragmas and
-    register blocks, the locals it declares (also the host path of a GPU target)."""
+    register blocks, the locals it declares (also the host path of a GPU target);
+    with `pipelines`, its wavefronts of time tiles without barriers where the plan has
+    them (the file then needs PIPELINE_HELPERS)."""
     scop = scheduled.scop
     # OpenMP's simd loop where the file is built with OpenMP; gcc's own assertion otherwise
     vector_pragma = "omp simd" if openmp else "GCC ivdep"
@@ -233,6 +241,7 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
 
     parallel_pragmas: list[c_ast.Pragma] = []
     nowait: set[int] = set()    # the pragmas of loops without barriers (ids)
+    pipelined: dict[int, tuple[tuple[int, int], ...]] = {}     # the wavefronts' pragmas (ids): their tiles' waits
     marked: dict[int, str] = {}     # each pragma's (id) mark
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:
@@ -269,10 +278,13 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
         clause += " schedule(dynamic, 1)" if loop.uneven else ""
         parallel_pragmas.append(c_ast.Pragma(f"omp parallel for{clause}"))
         marked[id(parallel_pragmas[-1])] = name
+        if pipelines and loop.waits:
+            pipelined[id(parallel_pragmas[-1])] = loop.waits
         return _with_pragma(body, parallel_pragmas[-1], iterators[loop.depth])
 
     printer = AstPrinter(user, on_mark)
-    code = c_lines(with_parallel_regions(printer.statements(ast.root), parallel_pragmas, nowait), indent + "    ")
+    code = c_lines(with_parallel_regions(printer.statements(ast.root), parallel_pragmas, nowait, pipelined),
+                   indent + "    ")
     declared, freed = local_declarations([a for a in scop.arrays if a.local and not a.hidden], extents)
     local = [indent + "  " + line for line in declared]
     freeing = [indent + "  " + line for line in freed]

@@ -31,6 +31,8 @@ from collections.abc import Iterator
 
 from pycparser import c_ast, c_generator
 
+from .omp_pipeline import pipelined_region
+
 __all__ = ["BARRIER", "same_iterations", "with_parallel_regions"]
 
 REGION = "omp parallel"
@@ -41,26 +43,43 @@ NOWAIT = " schedule(static) nowait"     # static: the same iterations to the sam
 
 
 def with_parallel_regions(statements: list[c_ast.Node], loops: list[c_ast.Pragma],
-                          nowait: set[int] = frozenset()) -> list[c_ast.Node]:
+                          nowait: set[int] = frozenset(),
+                          pipelined: dict[int, tuple[tuple[int, int], ...]] | None = None) -> list[c_ast.Node]:
     """`statements` (a SCoP's code) with each outermost serial loop that holds one of the
     `#pragma omp parallel for` pragmas `loops` turned into a parallel region; found, as
     the loops are, through isl's ifs and blocks (which are changed in place). The loops
     inside a region get `omp for` instead (their clauses kept), with `nowait` for those
-    whose pragmas are in `nowait` (ids). A barrier outside every region has no team to
+    whose pragmas are in `nowait` (ids). A region whose loop holds nothing but one of
+    the loops `pipelined` (ids: the distances its tiles wait along) runs it without
+    barriers (omp_pipeline.py). A barrier outside every region has no team to
     wait for (the region it followed ended with one): it is dropped."""
     marked = {id(p) for p in loops}
+    pipelined = pipelined or {}
     result: list[c_ast.Node] = []
     for pragma, statement in _units(statements):
         if _is_barrier(statement):
             continue
         if pragma is None and _holds(statement, marked):
             if isinstance(statement, c_ast.For):
+                if (only := _only_loop(statement)) is not None and id(only[0]) in pipelined:
+                    shared = c_ast.Pragma("omp for" + only[0].string.removeprefix(PARALLEL_FOR))
+                    result.append(pipelined_region(statement, shared, only[1], pipelined[id(only[0])], REGION,
+                                                   BARRIER))
+                    continue
                 statement.stmt = c_ast.Compound(_shared_out(_items(statement.stmt), marked, nowait))
                 result += [c_ast.Pragma(REGION), statement]
                 continue
-            _descend(statement, lambda items: with_parallel_regions(items, loops, nowait))
+            _descend(statement, lambda items: with_parallel_regions(items, loops, nowait, pipelined))
         result += [pragma, statement] if pragma is not None else [statement]
     return result
+
+
+def _only_loop(loop: c_ast.For) -> tuple[c_ast.Pragma, c_ast.For] | None:
+    """The pragma and loop that are all of `loop`'s body, if they are."""
+    units = list(_units(_items(loop.stmt)))
+    if len(units) != 1 or units[0][0] is None or not isinstance(units[0][1], c_ast.For):
+        return None
+    return units[0][0], units[0][1]
 
 
 def same_iterations(statements: list[c_ast.Node], loops: set[int]) -> bool:

@@ -61,6 +61,7 @@ from .nowait import MARK as NOWAIT_MARK, barrier_free
 from .original_order import gains_nothing, jumps
 from .scalar_copies import keeps_copies, reorder_pays
 from .parallel_work import too_little, too_little_work, work_bound
+from .pipeline import tile_waits
 from ..loop_extents import band_extents, in_bounds_instances
 from .point_order import FAR, AccessSteps, PointOrder, access_steps, given_order, permuted, point_order
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
@@ -101,6 +102,9 @@ class ParallelLoop:
     nowait: bool = False
     # a vector loop's width in elements (OpenMP's `simdlen`), 0: the compiler's choice
     lanes: int = 0
+    # a wavefront of time tiles without barriers: the distances (wavefronts, tiles) back
+    # to the iterations each iteration waits for (pipeline.py)
+    waits: tuple[tuple[int, int], ...] = ()
 
     @property
     def name(self) -> str:
@@ -132,6 +136,9 @@ class _Walk:
     scop: Scop
     dependences: isl.UnionMap
     ordering: isl.UnionMap          # every dependence, reductions' included (nowait.py)
+    # the live ranges and the anti and output dependences to the next write: the others
+    # (the forced ones) follow from chains of them (pipeline.py)
+    chains: isl.UnionMap | None = None
     first: int = 0                  # the number of the SCoP's first tiled band (`kernel[i]` in --sizes)
     band_sizes: list[KernelSizes] = field(default_factory=list)    # of each band tiled (or left whole)
     vector_loops: list[ParallelLoop] = field(default_factory=list)
@@ -146,6 +153,8 @@ class _Walk:
     # apart (time_loops.py); and each time band's number (`kernel[i]`), by its statements
     time_statements: frozenset[str] = frozenset()
     time_bands: dict[frozenset[str], int] = field(default_factory=dict)
+    # the parallel member of each time band's wavefronts (its values, per instance)
+    wavefronts: list[isl.UnionMap] = field(default_factory=list)
     # the loops left serial for want of work (parallel_work.py), those without barriers
     # (nowait.py), for -v
     serial_notes: list[str] = field(default_factory=list)
@@ -331,8 +340,8 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
         if relaxation is not None:     # isl's flags say parallel under the relaxed constraints
             schedule = strict_coincidence(schedule, full.coincidence(fixed))
             finder = LoopFinder.of(relaxation, fixed, serial)
-        walk = _Walk(options, sizes, scop, deps.all, full.all, first=first_tiled, reductions=finder, refusals=dict(refused),
-                     time_statements=frozenset(time_statements))
+        walk = _Walk(options, sizes, scop, deps.all, full.all, full.flow.union(full.false), first=first_tiled,
+                     reductions=finder, refusals=dict(refused), time_statements=frozenset(time_statements))
         root = schedule.get_root()
         root = _tile_all(root, walk) if options.tile else root
         final = (_mark_parallel(root, walk, inside=False) if options.openmp else root).get_schedule()
@@ -346,7 +355,8 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
             break
         fixed |= unsafe
     # a thread's copies of private scalars are combined at each execution's end: not without barriers
-    loops = tuple(replace(loop, private=p.private, nowait=loop.nowait and not p.private)
+    loops = tuple(replace(loop, private=p.private, nowait=loop.nowait and not p.private,
+                          waits=() if p.private else loop.waits)
                   for loop, p in zip(walk.loops, found))
     for warning in walk.warnings:
         diagnostics.warn(warning, scop.file, scop.start_line, 1)
@@ -402,6 +412,8 @@ def _time_tiles_note(start: str, walk: _Walk, statements: frozenset[str]) -> str
     how = "untiled" if not tile else (f"kernel[{number}] tiles of {' x '.join(shown)} "
                                       + ("in wavefronts, the tiles of each in parallel" if walk.options.openmp
                                          else "in order"))
+    if any(loop.waits and statement_names(loop.domain) <= statements for loop in walk.loops):
+        how += ", each tile waiting only for the tiles it depends on (no barrier between wavefronts)"
     lanes = sorted({loop.lanes for loop in walk.vector_loops
                     if loop.lanes and statement_names(loop.domain) <= statements})
     if lanes and walk.options.openmp:
@@ -830,6 +842,8 @@ def _time_tiled(band: isl.ScheduleNode, walk: _Walk, number: int) -> isl.Schedul
     tiles = _vector_rows(rows_apart(points, walk.dependences), walk).parent()
     if walk.options.openmp:
         tiles = wavefront(tiles)
+        walk.wavefronts.append(isl.UnionMap.from_union_pw_aff(tiles.band_get_partial_schedule().get_at(1))
+                               .intersect_domain(tiles.get_domain()))
     walk.band_sizes.append(KernelSizes(tile, (), (), (), order, whole=whole))
     walk.time_bands[frozenset(statement_names(band.get_domain()))] = number
     return tiles
@@ -937,6 +951,8 @@ def _marked(band: isl.ScheduleNode, walk: _Walk, reductions: tuple[tuple[str, st
     """A one-member band under a new `omp_parallelN` mark; returns the band."""
     uneven = uneven_work(band)
     loop = replace(_loop_at(band, len(walk.loops)), reductions=reductions, uneven=uneven, nowait=nowait and not uneven)
+    if not reductions and any(loop.point_schedule.is_equal(w) for w in walk.wavefronts):
+        loop = replace(loop, waits=tile_waits(band, walk.chains))
     if loop.nowait:
         lines = _source_lines(walk.scop, statement_names(band.get_domain()))
         walk.serial_notes.append(f"the parallel loop around the statements of line(s) {lines} needs no "

@@ -17,7 +17,8 @@ No member of that band is parallel; its tiles are (Pluto's wavefronts): along
 none of each other, since a dependence that keeps `w` moves by zero along both
 `T0` and `T1` (each distance is non-negative). The tile band becomes
 `(T0 + T1, T1, T2, ...)`, and `T1` is the OpenMP loop. One thread runs the
-same tiles in the same wavefront order.
+same tiles in the same wavefront order. Where a tile depends on tiles a few fixed
+distances back, no barrier separates the wavefronts (pipeline.py).
 
 The point loops keep the band's order (time outermost: a tile's data stays in
 cache while each step sweeps it), and are printed with isl's `separate` loop type:

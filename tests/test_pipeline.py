@@ -1,0 +1,108 @@
+"""Wavefronts of time tiles without barriers (schedule/cpu/pipeline.py, codegen/omp_pipeline.py):
+each tile waits for the tiles it depends on, at a few fixed distances back."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ppcg_py.verify.harness import verify
+
+from polybench_cases import POLYBENCH, POLYBENCH_C, kernel_config, kernel_source
+from test_time_tiles import ODD_SIZES, _schedules
+
+ONE_WAVEFRONT_BACK = ((1, 0), (1, 1), (2, 1))  # (T0 + T1, T1): tiles (T0 - 1, T1), (T0, T1 - 1), (T0 - 1, T1 - 1)
+
+
+@pytest.mark.parametrize("kernel, sizes", [("jacobi-2d", ()), ("heat-3d", ()), ("fdtd-2d", ()),
+                                           ("jacobi-2d", (3, 5, 7, 6)), ("heat-3d", (3, 5, 7, 6))])
+def test_a_stencil_s_tiles_wait_for_their_neighbours_one_wavefront_back(kernel, sizes):
+    """fdtd-2d's forced dependences (each write of `ey[0][j]` to the last) span any number
+    of tiles, and need no wait: the output dependences to the next write chain them."""
+    options = {"tile_sizes": sizes} if sizes else {"cache_tiles": True}
+    plan = _schedules(kernel, "MINI", time_tiles="always", min_parallel_work=0, **options)[0]
+    assert plan.time_tiled
+    assert [loop.waits for loop in plan.parallel] == [ONE_WAVEFRONT_BACK]
+
+
+@pytest.mark.parametrize("kernel, sizes", [("lu", ()), ("cholesky", ()), ("fdtd-2d", (3, 5, 7, 6))])
+def test_tiles_that_depend_on_tiles_any_distance_back_keep_the_barriers(kernel, sizes):
+    """A tile of lu's depends on every tile before it in its row of tiles (the pivot rows);
+    so do fdtd-2d's in tiles of 3 steps: distances without bound, so the wavefronts keep
+    their barriers."""
+    options = {"tile_sizes": sizes} if sizes else {"cache_tiles": True}
+    plan = _schedules(kernel, "MINI", time_tiles="always", min_parallel_work=0, **options)[0]
+    assert plan.time_tiled and plan.parallel
+    assert all(loop.waits == () for loop in plan.parallel)
+
+
+def test_loops_that_are_no_wavefront_never_wait():
+    for kernel in ("gemm", "jacobi-2d"):
+        for plan in _schedules(kernel, "MINI", time_tiles="never", min_parallel_work=0):
+            assert all(loop.waits == () for loop in plan.parallel)
+
+
+def _c_output(tmp_path: Path, kernel: str, *args: str) -> Path:
+    source = kernel_source(kernel)
+    out = tmp_path / f"{kernel}.ppcg.c"
+    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--tile", "--time-tiles=always",
+                           "-I", str(POLYBENCH / "utilities"), "-DMINI_DATASET", *args, "-o", str(out), str(source)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return out
+
+
+def test_the_region_flags_its_tiles_and_waits_without_barriers(tmp_path):
+    text = _c_output(tmp_path, "jacobi-2d", "--openmp", f"--tile-sizes={ODD_SIZES}").read_text()
+    assert text.count("struct ppcg_wavefront {") == 1    # the helpers, once
+    region = text[text.index("struct ppcg_wavefront ppcg_wave"):]
+    # the tiles' range, their flags, then the region: no barrier but where the flags are missing
+    assert region.index("ppcg_wave_extend(") < region.index("ppcg_wave_allocate(") \
+        < region.index("ppcg_wave_pending(") < region.index("#pragma omp parallel\n")
+    assert "#pragma omp for nowait\n" in region or "#pragma omp for schedule(dynamic, 1) nowait\n" in region
+    assert [line.strip() for line in region.splitlines() if "ppcg_wave_wait(" in line] == [
+        "ppcg_wave_wait(&ppcg_wave, c0 - 1, c1);", "ppcg_wave_wait(&ppcg_wave, c0 - 1, c1 - 1);",
+        "ppcg_wave_wait(&ppcg_wave, c0 - 2, c1 - 1);"]
+    assert region.count("#pragma omp barrier") == 1 and "if (!ppcg_wave.pending)" in region
+    assert "free(ppcg_wave.pending);" in region
+
+
+def test_without_openmp_the_file_has_no_flags(tmp_path):
+    text = _c_output(tmp_path, "jacobi-2d", f"--tile-sizes={ODD_SIZES}").read_text()
+    assert "ppcg_wave" not in text
+
+
+@pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d"])
+def test_more_threads_than_cores_finish_and_verify(kernel, tmp_path):
+    """Eight threads spinning on two cores: a tile whose predecessor's thread is not
+    running still gets it, in time, from the scheduler."""
+    args = ("--tile", "--time-tiles=always", f"--tile-sizes={ODD_SIZES}", "--min-parallel-work=0")
+    report = verify(kernel_config(kernel, dataset="MINI", ppcg_args=args, target="c", threads=(3, 8)), tmp_path)
+    assert report.ok, report.summary()
+
+
+def test_without_memory_for_the_flags_the_barriers_keep_the_order(tmp_path):
+    """Where calloc fails, each wavefront ends with a barrier: the same numbers as the
+    flags give and as the original program (each point's sum is the original's), with
+    1, 2 and 4 threads."""
+    kernel = "heat-3d"
+    out = _c_output(tmp_path, kernel, "--openmp", f"--tile-sizes={ODD_SIZES}", "--min-parallel-work=0")
+    no_memory = tmp_path / "no_memory.h"
+    no_memory.write_text("#include <stdlib.h>\n#define calloc(count, size) ((void *) 0)\n")
+    source = kernel_source(kernel)
+    dumps = {}
+    for name, extra, program in (("original", [], source), ("flags", [], out),
+                                 ("barriers", ["-include", str(no_memory)], out)):
+        binary = tmp_path / name
+        subprocess.run(["gcc", "-O1", "-fopenmp", "-DMINI_DATASET", "-DPOLYBENCH_DUMP_ARRAYS",
+                        "-I", str(POLYBENCH / "utilities"), "-I", str(source.parent), *extra, str(program),
+                        str(POLYBENCH_C), "-o", str(binary), "-lm"], check=True)
+        for threads in (1, 2, 4):
+            proc = subprocess.run([str(binary)], capture_output=True, text=True, check=True, timeout=60,
+                                  env={**os.environ, "OMP_NUM_THREADS": str(threads)})
+            dumps[name, threads] = proc.stderr
+    assert "==BEGIN DUMP_ARRAYS==" in dumps["flags", 1]
+    assert len(set(dumps.values())) == 1
