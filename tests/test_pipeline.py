@@ -106,3 +106,54 @@ def test_without_memory_for_the_flags_the_barriers_keep_the_order(tmp_path):
             dumps[name, threads] = proc.stderr
     assert "==BEGIN DUMP_ARRAYS==" in dumps["flags", 1]
     assert len(set(dumps.values())) == 1
+
+
+HELPERS_CHECK = r"""
+#include <stdio.h>
+#include <stdlib.h>
+%s
+int main(void)
+{
+  /* 100,000 wavefronts of 4 tiles each, on a diagonal: w - 3 <= c <= w (a box would
+     hold 10^10 flags) */
+  struct ppcg_wavefront w = {0, -1, 0, 0};
+  long i, j, flags = 0, waited = 0;
+  for (i = 5; i < 100005; i++)
+    ppcg_wave_row(&w, i);
+  if (!ppcg_wave_rows(&w))
+    return 1;
+  for (i = 5; i < 100005; i++)
+    for (j = i - 3; j <= i; j++)
+      ppcg_wave_extend(&w, i, j);
+  if (!ppcg_wave_allocate(&w))
+    return 2;
+  for (i = 5; i < 100005; i++)
+    for (j = i - 3; j <= i; j++)
+      ppcg_wave_pending(&w, i, j);
+  for (i = 0; i < 100010; i++)
+    for (j = i - 5; j <= i + 1; j++)
+      if (ppcg_wave_flag(&w, i, j))
+        flags++;
+  ppcg_wave_done(&w, 7, 5);
+  ppcg_wave_wait(&w, 7, 5);       /* done: no wait */
+  ppcg_wave_wait(&w, 3, 2);       /* before every wavefront: none */
+  ppcg_wave_wait(&w, 9, 3);       /* outside its wavefront's tiles: none */
+  waited = *ppcg_wave_flag(&w, 7, 5) == 0 && *ppcg_wave_flag(&w, 7, 6) == 1;
+  printf("%%ld %%ld %%ld\n", flags, w.row[3 * (w.last - w.first) + 2] + 4, waited);
+  free(w.pending);
+  free(w.row);
+  return 0;
+}
+"""
+
+
+def test_the_flags_of_each_wavefront_span_its_own_tiles(tmp_path):
+    """A flag per tile, not per point of a box around every wavefront."""
+    from ppcg_py.codegen.omp_pipeline import PIPELINE_HELPERS
+
+    source = tmp_path / "helpers.c"
+    source.write_text(HELPERS_CHECK % PIPELINE_HELPERS)
+    subprocess.run(["gcc", "-std=c99", "-O1", "-Wall", "-Werror", str(source), "-o", str(tmp_path / "helpers")],
+                   check=True)
+    proc = subprocess.run([str(tmp_path / "helpers")], capture_output=True, text=True, check=True, timeout=60)
+    assert proc.stdout.split() == ["400000", "400000", "1"]

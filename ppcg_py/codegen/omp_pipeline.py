@@ -4,10 +4,13 @@ The region's serial loop over the wavefronts holds nothing but the `omp for` ove
 tiles of one. Printed so:
 
     {
-      struct ppcg_wavefront ppcg_wave = {0, 0, -1, 0, -1};
-      for (w ...) for (c ...) ppcg_wave_extend(&ppcg_wave, w, c);     // the tiles' range
-      if (ppcg_wave_allocate(&ppcg_wave))
-        for (w ...) for (c ...) ppcg_wave_pending(&ppcg_wave, w, c);  // a flag per tile run
+      struct ppcg_wavefront ppcg_wave = {0, -1, 0, 0};
+      for (w ...) ppcg_wave_row(&ppcg_wave, w);                          // the wavefronts
+      if (ppcg_wave_rows(&ppcg_wave)) {
+        for (w ...) for (c ...) ppcg_wave_extend(&ppcg_wave, w, c);      // each one's tiles
+        if (ppcg_wave_allocate(&ppcg_wave))
+          for (w ...) for (c ...) ppcg_wave_pending(&ppcg_wave, w, c);   // a flag per tile run
+      }
       #pragma omp parallel
       for (w ...) {
         #pragma omp for ... nowait
@@ -21,13 +24,17 @@ tiles of one. Printed so:
         }
       }
       free(ppcg_wave.pending);
+      free(ppcg_wave.row);
     }
 
-The two loops before the region repeat the region's headers, which read only the
-parameters and the loops around the region, so they run the same tiles. A tile whose
-flag was never set (it runs no iteration, or lies outside the range) is never waited
-for. The flags are bytes, read with acquire and cleared with release, so a tile sees
-the writes of the tiles it waited for. The helpers (`PIPELINE_HELPERS`) use GCC's
+The loops before the region repeat the region's headers, which read only the
+parameters and the loops around the region, so they run the same tiles. The flags of
+a wavefront span its least to its greatest tile, one after another's: a box over all
+wavefronts would hold a wavefront count times the tiles per wavefront (jacobi-1d over
+10^8 elements in tiles of 128 steps of 256: 150 GB where 3 MB do). A tile whose flag
+was never set (it runs no iteration, or lies outside every wavefront's span) is never
+waited for. The flags are bytes, read with acquire and cleared with release, so a tile
+sees the writes of the tiles it waited for. The helpers (`PIPELINE_HELPERS`) use GCC's
 atomic builtins, which clang and icx also have.
 """
 from __future__ import annotations
@@ -44,26 +51,52 @@ WAVE = "ppcg_wave"
 USES_HELPERS = "ppcg_wave_wait("    # in a file's text where its code needs PIPELINE_HELPERS
 
 PIPELINE_HELPERS = """\
-/* The tiles of a wavefront loop without barriers: a flag per tile, set while it has not run. */
-struct ppcg_wavefront { unsigned char *pending; long first0, last0, first1, last1; };
+/* The tiles of wavefronts without barriers: a flag per tile, set while it has not run.
+   row[3 * r] and row[3 * r + 1]: the least and the greatest tile of wavefront first + r;
+   row[3 * r + 2]: where its flags start. */
+struct ppcg_wavefront { long first, last; long *row; unsigned char *pending; };
+static inline void ppcg_wave_row(struct ppcg_wavefront *w, long i)
+{
+  if (w->last < w->first)
+    w->first = i;
+  w->last = i;
+}
+static inline int ppcg_wave_rows(struct ppcg_wavefront *w)
+{
+  long n = w->last - w->first + 1;
+  if (n <= 0 || !(w->row = (long *) malloc(3 * n * sizeof(long))))
+    return 0;
+  for (long r = 0; r < n; r++) {
+    w->row[3 * r] = 1;
+    w->row[3 * r + 1] = 0;
+  }
+  return 1;
+}
 static inline void ppcg_wave_extend(struct ppcg_wavefront *w, long i, long j)
 {
-  if (w->last0 < w->first0) { w->first0 = i; w->first1 = w->last1 = j; }
-  w->last0 = i > w->last0 ? i : w->last0;
-  w->first1 = j < w->first1 ? j : w->first1;
-  w->last1 = j > w->last1 ? j : w->last1;
+  long *row = w->row + 3 * (i - w->first);
+  if (row[0] > row[1])
+    row[0] = row[1] = j;
+  row[0] = j < row[0] ? j : row[0];
+  row[1] = j > row[1] ? j : row[1];
 }
 static inline int ppcg_wave_allocate(struct ppcg_wavefront *w)
 {
-  if (w->last0 >= w->first0)
-    w->pending = (unsigned char *) calloc((w->last0 - w->first0 + 1) * (w->last1 - w->first1 + 1), 1);
+  long total = 0;
+  for (long r = 0; r <= w->last - w->first; r++) {
+    w->row[3 * r + 2] = total;
+    total += w->row[3 * r] <= w->row[3 * r + 1] ? w->row[3 * r + 1] - w->row[3 * r] + 1 : 0;
+  }
+  w->pending = (unsigned char *) calloc(total > 0 ? total : 1, 1);
   return w->pending != 0;
 }
 static inline unsigned char *ppcg_wave_flag(struct ppcg_wavefront *w, long i, long j)
 {
-  if (!w->pending || i < w->first0 || i > w->last0 || j < w->first1 || j > w->last1)
+  long *row;
+  if (!w->pending || i < w->first || i > w->last)
     return 0;
-  return w->pending + (i - w->first0) * (w->last1 - w->first1 + 1) + (j - w->first1);
+  row = w->row + 3 * (i - w->first);
+  return j < row[0] || j > row[1] ? 0 : w->pending + row[2] + (j - row[0]);
 }
 static inline void ppcg_wave_pending(struct ppcg_wavefront *w, long i, long j) { *ppcg_wave_flag(w, i, j) = 1; }
 static inline void ppcg_wave_wait(struct ppcg_wavefront *w, long i, long j)
@@ -101,15 +134,21 @@ def pipelined_region(wavefronts: c_ast.For, pragma: c_ast.Pragma, tiles: c_ast.F
     waiting = [_call("ppcg_wave_wait", wave, _minus(w, back), _minus(c, across)) for back, across in waits]
     tiles.stmt = c_ast.Compound(waiting + _items(tiles.stmt)
                                 + [_call("ppcg_wave_done", wave, c_ast.ID(w), c_ast.ID(c))])
-    unflagged = c_ast.UnaryOp("!", c_ast.StructRef(c_ast.ID(WAVE), ".", c_ast.ID("pending")))
+    unflagged = c_ast.UnaryOp("!", _field("pending"))
     wavefronts.stmt = c_ast.Compound([c_ast.Pragma(pragma.string + " nowait"), tiles,
                                       c_ast.If(unflagged, c_ast.Compound([c_ast.Pragma(barrier)]), None)])
-    declared = declaration(WAVE, c_ast.InitList([c_ast.Constant("int", v) for v in ("0", "0", "-1", "0", "-1")]),
+    declared = declaration(WAVE, c_ast.InitList([c_ast.Constant("int", v) for v in ("0", "-1", "0", "0")]),
                            type_name="struct ppcg_wavefront")
-    allocated = c_ast.If(_call("ppcg_wave_allocate", wave), over_tiles("ppcg_wave_pending"), None)
-    freed = _call("free", c_ast.StructRef(c_ast.ID(WAVE), ".", c_ast.ID("pending")))
-    return c_ast.Compound([declared, over_tiles("ppcg_wave_extend"), allocated, c_ast.Pragma(region), wavefronts,
-                           freed])
+    rows = _header(wavefronts, c_ast.Compound([_call("ppcg_wave_row", wave, c_ast.ID(w))]))
+    flagged = c_ast.If(_call("ppcg_wave_allocate", wave), over_tiles("ppcg_wave_pending"), None)
+    counted = c_ast.If(_call("ppcg_wave_rows", wave), c_ast.Compound([over_tiles("ppcg_wave_extend"), flagged]),
+                       None)
+    return c_ast.Compound([declared, rows, counted, c_ast.Pragma(region), wavefronts,
+                           _call("free", _field("pending")), _call("free", _field("row"))])
+
+
+def _field(name: str) -> c_ast.StructRef:
+    return c_ast.StructRef(c_ast.ID(WAVE), ".", c_ast.ID(name))
 
 
 def _iterator(loop: c_ast.For) -> str:
