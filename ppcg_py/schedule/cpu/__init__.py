@@ -365,9 +365,9 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
     if options.verbose:
         notes += tuple(walk.serial_notes)
     if options.verbose and time_note is not None:
-        notes += (_time_tiles_note(time_note, walk, walk.time_statements) if across_time else time_note,)
+        notes += (_time_tiles_note(time_note, walk, walk.time_statements, loops) if across_time else time_note,)
     if options.verbose:
-        notes += tuple(_time_tiles_note(note, walk, tiled) if tiled else note for note, tiled in loop_notes)
+        notes += tuple(_time_tiles_note(note, walk, tiled, loops) if tiled else note for note, tiled in loop_notes)
     if options.verbose:
         notes += tuple(walk.sinking_notes)
     return CpuSchedule(scop=scop, dependences=full, schedule=schedule, final_schedule=final, names=names,
@@ -402,7 +402,7 @@ def _time_schedule(scop: Scop, deps, options: Options, fixed: frozenset[str],
     return across, f"time tiles: the SCoP of '{scop.function}'"
 
 
-def _time_tiles_note(start: str, walk: _Walk, statements: frozenset[str]) -> str:
+def _time_tiles_note(start: str, walk: _Walk, statements: frozenset[str], loops: tuple[ParallelLoop, ...]) -> str:
     """The -v line of a time loop tiled along time (the whole SCoP, or one of its loops
     running `statements`): its band's sizes and how its tiles run."""
     number = walk.time_bands.get(statements)
@@ -412,8 +412,9 @@ def _time_tiles_note(start: str, walk: _Walk, statements: frozenset[str]) -> str
     how = "untiled" if not tile else (f"kernel[{number}] tiles of {' x '.join(shown)} "
                                       + ("in wavefronts, the tiles of each in parallel" if walk.options.openmp
                                          else "in order"))
-    if any(loop.waits and statement_names(loop.domain) <= statements for loop in walk.loops):
-        how += ", each tile waiting only for the tiles it depends on (no barrier between wavefronts)"
+    if any(loop.waits and statement_names(loop.domain) <= statements for loop in loops):
+        how += (", each tile waiting only for the tiles it depends on where a wavefront runs nothing else "
+                "(no barrier between wavefronts)")
     lanes = sorted({loop.lanes for loop in walk.vector_loops
                     if loop.lanes and statement_names(loop.domain) <= statements})
     if lanes and walk.options.openmp:
