@@ -75,9 +75,12 @@ def with_parallel_regions(statements: list[c_ast.Node], loops: list[c_ast.Pragma
 
 
 def _only_loop(loop: c_ast.For) -> tuple[c_ast.Pragma, c_ast.For] | None:
-    """The pragma and loop that are all of `loop`'s body, if they are."""
+    """The pragma and loop that are all of `loop`'s body, if they are (each loop
+    declaring its iterator, as isl's are printed)."""
     units = list(_units(_items(loop.stmt)))
     if len(units) != 1 or units[0][0] is None or not isinstance(units[0][1], c_ast.For):
+        return None
+    if not all(isinstance(f.init, c_ast.DeclList) for f in (loop, units[0][1])):
         return None
     return units[0][0], units[0][1]
 
