@@ -157,3 +157,35 @@ def test_the_flags_of_each_wavefront_span_its_own_tiles(tmp_path):
                    check=True)
     proc = subprocess.run([str(tmp_path / "helpers")], capture_output=True, text=True, check=True, timeout=60)
     assert proc.stdout.split() == ["400000", "400000", "1"]
+
+
+def _region_of(code: str, waits: tuple[tuple[int, int], ...]) -> str:
+    """The C of `code` (a function body: loops under `omp parallel for` pragmas) after
+    with_parallel_regions, every parallel loop pipelined with `waits`."""
+    from pycparser import c_ast, c_generator, c_parser
+
+    from ppcg_py.codegen.omp_region import with_parallel_regions
+
+    body = c_parser.CParser().parse("void f(int n, double *A) {\n" + code + "\n}").ext[0].body.block_items
+    pragmas: list[c_ast.Pragma] = []
+
+    def collect(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.Pragma) and node.string.startswith("omp parallel for"):
+            pragmas.append(node)
+        for _, child in node.children():
+            collect(child)
+    for item in body:
+        collect(item)
+    result = with_parallel_regions(body, pragmas, set(), {id(p): waits for p in pragmas})
+    return c_generator.CGenerator().visit(c_ast.Compound(result))
+
+
+def test_only_a_wavefront_loop_that_holds_nothing_else_runs_without_barriers():
+    """A statement beside the tile loop (run by `single`) may need every tile of its
+    wavefront: that region keeps its barriers."""
+    alone = _region_of("for (int w = 0; w < n; w++) {\n#pragma omp parallel for\n"
+                       "for (int c = 0; c <= w; c++) A[c] += 1; }", ((1, 0),))
+    assert "ppcg_wave_wait(&ppcg_wave, w - 1, c);" in alone and "nowait" in alone
+    beside = _region_of("for (int w = 0; w < n; w++) {\n#pragma omp parallel for\n"
+                        "for (int c = 0; c <= w; c++) A[c] += 1;\nA[w] = 0; }", ((1, 0),))
+    assert "ppcg_wave" not in beside and "omp single" in beside and "nowait" not in beside
