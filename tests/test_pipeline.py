@@ -13,36 +13,63 @@ from ppcg_py.verify.harness import verify
 
 from polybench_cases import POLYBENCH, POLYBENCH_C, kernel_config, kernel_source
 from test_time_tiles import ODD_SIZES, _schedules
+from ppcg_py.schedule.cpu.pipeline import Waits
 
 ONE_WAVEFRONT_BACK = ((1, 0), (1, 1), (2, 1))  # (T0 + T1, T1): tiles (T0 - 1, T1), (T0, T1 - 1), (T0 - 1, T1 - 1)
 
 
 @pytest.mark.parametrize("kernel, sizes", [("jacobi-2d", ()), ("heat-3d", ()), ("fdtd-2d", ()),
-                                           ("jacobi-2d", (3, 5, 7, 6)), ("heat-3d", (3, 5, 7, 6))])
+                                           ("jacobi-2d", (3, 5, 7, 6)), ("heat-3d", (3, 5, 7, 6)),
+                                           ("fdtd-2d", (3, 5, 7, 6))])
 def test_a_stencil_s_tiles_wait_for_their_neighbours_one_wavefront_back(kernel, sizes):
     """fdtd-2d's forced dependences (each write of `ey[0][j]` to the last) span any number
     of tiles, and need no wait: the output dependences to the next write chain them."""
     options = {"tile_sizes": sizes} if sizes else {"cache_tiles": True}
     plan = _schedules(kernel, "MINI", time_tiles="always", min_parallel_work=0, **options)[0]
     assert plan.time_tiled
-    assert [loop.waits for loop in plan.parallel] == [ONE_WAVEFRONT_BACK]
+    assert [loop.waits for loop in plan.parallel] == [Waits(ONE_WAVEFRONT_BACK)]
 
 
-@pytest.mark.parametrize("kernel, sizes", [("lu", ()), ("cholesky", ()), ("fdtd-2d", (3, 5, 7, 6))])
-def test_tiles_that_depend_on_tiles_any_distance_back_keep_the_barriers(kernel, sizes):
-    """A tile of lu's depends on every tile before it in its row of tiles (the pivot rows);
-    so do fdtd-2d's in tiles of 3 steps: distances without bound, so the wavefronts keep
-    their barriers."""
+@pytest.mark.parametrize("kernel, family", [("lu", (1, 1, -1, 0)), ("cholesky", (1, 1, 0, 0))])
+@pytest.mark.parametrize("sizes", [(), (3, 5, 7, 6)])
+def test_a_factorisation_s_tiles_wait_for_every_tile_before_them_in_their_row(kernel, family, sizes):
+    """A tile of lu's depends on every tile before it in its row of tiles (the pivot rows):
+    `(back, back - 1)` and `(back, back)` in `(wavefronts, tiles)`, for any `back`."""
     options = {"tile_sizes": sizes} if sizes else {"cache_tiles": True}
     plan = _schedules(kernel, "MINI", time_tiles="always", min_parallel_work=0, **options)[0]
     assert plan.time_tiled and plan.parallel
-    assert all(loop.waits == () for loop in plan.parallel)
+    assert [loop.waits for loop in plan.parallel] == [Waits(((1, 0),), (family,))]
+
+
+@pytest.mark.parametrize("distances", [
+    "{ [i, j] : 0 <= i and j = i + 1 }",        # (0, 1): a dependence inside a wavefront
+    "{ [i, j] : 0 <= i and 0 <= j <= i }",      # no upper bound with the lower one's slope
+    "{ [i, j] : 1 <= i <= 3 and 0 <= j <= 3 }",  # too many vectors
+    "{ [i, j] : -1 <= i <= 1 and j = 0 }",      # one wavefront ahead
+])
+def test_distances_that_no_wait_covers_keep_the_barriers(distances):
+    from ppcg_py.schedule.cpu.pipeline import _waits
+    import islpy as isl
+    assert not _waits([isl.Set(distances)])
+
+
+def test_a_family_covers_an_unbounded_piece_from_one_wavefront_back():
+    from ppcg_py.schedule.cpu.pipeline import _waits
+    import islpy as isl
+    assert _waits([isl.Set("{ [i, j] : 1 <= i and 2i - 1 <= j <= 2i + 1; [0, 0]; [1, 5] }")]) \
+        == Waits(((1, 5),), ((1, 2, -1, 1),))
 
 
 def test_loops_that_are_no_wavefront_never_wait():
     for kernel in ("gemm", "jacobi-2d"):
         for plan in _schedules(kernel, "MINI", time_tiles="never", min_parallel_work=0):
-            assert all(loop.waits == () for loop in plan.parallel)
+            assert all(not loop.waits for loop in plan.parallel)
+
+
+def test_lu_waits_for_the_rows_of_tiles_before(tmp_path):
+    text = _c_output(tmp_path, "lu", "--openmp", f"--tile-sizes={ODD_SIZES}", "--min-parallel-work=0").read_text()
+    assert [line.strip() for line in text.splitlines() if "ppcg_wave_wait" in line and "&ppcg_wave," in line] \
+        == ["ppcg_wave_wait(&ppcg_wave, c0 - 1, c1);", "ppcg_wave_wait_rows(&ppcg_wave, c0, c1, 1, 1, -1, 0);"]
 
 
 def _c_output(tmp_path: Path, kernel: str, *args: str) -> Path:
@@ -75,7 +102,7 @@ def test_without_openmp_the_file_has_no_flags(tmp_path):
     assert "ppcg_wave" not in text
 
 
-@pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d"])
+@pytest.mark.parametrize("kernel", ["jacobi-2d", "heat-3d", "lu"])
 def test_more_threads_than_cores_finish_and_verify(kernel, tmp_path):
     """Eight threads spinning on two cores: a tile whose predecessor's thread is not
     running still gets it, in time, from the scheduler."""
@@ -159,7 +186,7 @@ def test_the_flags_of_each_wavefront_span_its_own_tiles(tmp_path):
     assert proc.stdout.split() == ["400000", "400000", "1"]
 
 
-def _region_of(code: str, waits: tuple[tuple[int, int], ...]) -> str:
+def _region_of(code: str, waits: Waits) -> str:
     """The C of `code` (a function body: loops under `omp parallel for` pragmas) after
     with_parallel_regions, every parallel loop pipelined with `waits`."""
     from pycparser import c_ast, c_generator, c_parser
@@ -184,8 +211,8 @@ def test_only_a_wavefront_loop_that_holds_nothing_else_runs_without_barriers():
     """A statement beside the tile loop (run by `single`) may need every tile of its
     wavefront: that region keeps its barriers."""
     alone = _region_of("for (int w = 0; w < n; w++) {\n#pragma omp parallel for\n"
-                       "for (int c = 0; c <= w; c++) A[c] += 1; }", ((1, 0),))
+                       "for (int c = 0; c <= w; c++) A[c] += 1; }", Waits(((1, 0),)))
     assert "ppcg_wave_wait(&ppcg_wave, w - 1, c);" in alone and "nowait" in alone
     beside = _region_of("for (int w = 0; w < n; w++) {\n#pragma omp parallel for\n"
-                        "for (int c = 0; c <= w; c++) A[c] += 1;\nA[w] = 0; }", ((1, 0),))
+                        "for (int c = 0; c <= w; c++) A[c] += 1;\nA[w] = 0; }", Waits(((1, 0),)))
     assert "ppcg_wave" not in beside and "omp single" in beside and "nowait" not in beside

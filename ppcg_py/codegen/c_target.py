@@ -30,6 +30,7 @@ from pycparser import c_ast, c_generator
 
 from ..schedule.cpu import CpuSchedule
 from ..schedule.cpu.nowait import MARK as NOWAIT_MARK
+from ..schedule.cpu.pipeline import Waits
 from ..schedule.cpu.register_tiles import RegisterTile
 from ..isl_budget import is_operation_limit
 from .ast import (InstancesLost, ScopAst, StatementCall, Subscript, ast_from_tree, lost_instances, source_indices,
@@ -241,7 +242,7 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
 
     parallel_pragmas: list[c_ast.Pragma] = []
     nowait: set[int] = set()    # the pragmas of loops without barriers (ids)
-    pipelined: dict[int, tuple[tuple[int, int], ...]] = {}     # the wavefronts' pragmas (ids): their tiles' waits
+    pipelined: dict[int, Waits] = {}     # the wavefronts' pragmas (ids): what their tiles wait for
     marked: dict[int, str] = {}     # each pragma's (id) mark
 
     def on_mark(name: str, mark: isl.AstNode) -> list[c_ast.Node]:

@@ -15,7 +15,8 @@ tiles of one. Printed so:
       for (w ...) {
         #pragma omp for ... nowait
         for (c ...) {
-          ppcg_wave_wait(&ppcg_wave, w - 1, c);     // one per distance
+          ppcg_wave_wait(&ppcg_wave, w - 1, c);     // one per distance, or
+          ppcg_wave_wait_rows(&ppcg_wave, w, c, 1, 1, -1, 0);   // per family of them
           <the tile>
           ppcg_wave_done(&ppcg_wave, w, c);
         }
@@ -43,6 +44,7 @@ from copy import deepcopy as copy_of
 
 from pycparser import c_ast
 
+from ..schedule.cpu.pipeline import Waits
 from .printer import declaration
 
 __all__ = ["PIPELINE_HELPERS", "USES_HELPERS", "pipelined_region"]
@@ -109,6 +111,17 @@ static inline void ppcg_wave_wait(struct ppcg_wavefront *w, long i, long j)
 #endif
     }
 }
+/* Waits for each tile (i - back, j - across) with back >= first, to the first wavefront,
+   and slope * back + low <= across <= slope * back + high. */
+static inline void ppcg_wave_wait_rows(struct ppcg_wavefront *w, long i, long j, long first, long slope, long low,
+                                       long high)
+{
+  if (!w->pending)
+    return;
+  for (long back = first; i - back >= w->first; back++)
+    for (long across = slope * back + low; across <= slope * back + high; across++)
+      ppcg_wave_wait(w, i - back, j - across);
+}
 static inline void ppcg_wave_done(struct ppcg_wavefront *w, long i, long j)
 {
   unsigned char *flag = ppcg_wave_flag(w, i, j);
@@ -119,10 +132,10 @@ static inline void ppcg_wave_done(struct ppcg_wavefront *w, long i, long j)
 
 
 def pipelined_region(wavefronts: c_ast.For, pragma: c_ast.Pragma, tiles: c_ast.For,
-                     waits: tuple[tuple[int, int], ...], region: str, barrier: str) -> c_ast.Compound:
+                     waits: Waits, region: str, barrier: str) -> c_ast.Compound:
     """The block above for the serial loop `wavefronts` whose body is the one loop
     `tiles` under `pragma` (`omp for ...`, without `nowait`), each tile waiting for
-    the tiles `waits` back (wavefronts, tiles); `region` and `barrier` are the OpenMP
+    the tiles `waits` names (pipeline.py); `region` and `barrier` are the OpenMP
     directives' text."""
     w, c = _iterator(wavefronts), _iterator(tiles)
     wave = c_ast.UnaryOp("&", c_ast.ID(WAVE))
@@ -131,7 +144,9 @@ def pipelined_region(wavefronts: c_ast.For, pragma: c_ast.Pragma, tiles: c_ast.F
         inner = _header(tiles, c_ast.Compound([_call(call, wave, c_ast.ID(w), c_ast.ID(c))]))
         return _header(wavefronts, c_ast.Compound([inner]))
 
-    waiting = [_call("ppcg_wave_wait", wave, _minus(w, back), _minus(c, across)) for back, across in waits]
+    waiting = [_call("ppcg_wave_wait", wave, _minus(w, back), _minus(c, across)) for back, across in waits.vectors]
+    waiting += [_call("ppcg_wave_wait_rows", wave, c_ast.ID(w), c_ast.ID(c), *map(_number, family))
+                for family in waits.families]
     tiles.stmt = c_ast.Compound(waiting + _items(tiles.stmt)
                                 + [_call("ppcg_wave_done", wave, c_ast.ID(w), c_ast.ID(c))])
     unflagged = c_ast.UnaryOp("!", _field("pending"))
@@ -162,6 +177,11 @@ def _header(loop: c_ast.For, body: c_ast.Node) -> c_ast.For:
 
 def _call(name: str, *args: c_ast.Node) -> c_ast.FuncCall:
     return c_ast.FuncCall(c_ast.ID(name), c_ast.ExprList([copy_of(a) for a in args]))
+
+
+def _number(value: int) -> c_ast.Node:
+    constant = c_ast.Constant("int", str(abs(value)))
+    return constant if value >= 0 else c_ast.UnaryOp("-", constant)
 
 
 def _minus(name: str, value: int) -> c_ast.Node:

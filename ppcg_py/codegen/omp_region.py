@@ -31,6 +31,7 @@ from collections.abc import Iterator
 
 from pycparser import c_ast, c_generator
 
+from ..schedule.cpu.pipeline import Waits
 from .omp_pipeline import pipelined_region
 
 __all__ = ["BARRIER", "same_iterations", "with_parallel_regions"]
@@ -44,13 +45,13 @@ NOWAIT = " schedule(static) nowait"     # static: the same iterations to the sam
 
 def with_parallel_regions(statements: list[c_ast.Node], loops: list[c_ast.Pragma],
                           nowait: set[int] = frozenset(),
-                          pipelined: dict[int, tuple[tuple[int, int], ...]] | None = None) -> list[c_ast.Node]:
+                          pipelined: dict[int, Waits] | None = None) -> list[c_ast.Node]:
     """`statements` (a SCoP's code) with each outermost serial loop that holds one of the
     `#pragma omp parallel for` pragmas `loops` turned into a parallel region; found, as
     the loops are, through isl's ifs and blocks (which are changed in place). The loops
     inside a region get `omp for` instead (their clauses kept), with `nowait` for those
     whose pragmas are in `nowait` (ids). A region whose loop holds nothing but one of
-    the loops `pipelined` (ids: the distances its tiles wait along) runs it without
+    the loops `pipelined` (ids: what its tiles wait for) runs it without
     barriers (omp_pipeline.py). A barrier outside every region has no team to
     wait for (the region it followed ended with one): it is dropped."""
     marked = {id(p) for p in loops}

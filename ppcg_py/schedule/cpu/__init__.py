@@ -61,7 +61,7 @@ from .nowait import MARK as NOWAIT_MARK, barrier_free
 from .original_order import gains_nothing, jumps
 from .scalar_copies import keeps_copies, reorder_pays
 from .parallel_work import too_little, too_little_work, work_bound
-from .pipeline import tile_waits
+from .pipeline import Waits, tile_waits
 from ..loop_extents import band_extents, in_bounds_instances
 from .point_order import FAR, AccessSteps, PointOrder, access_steps, given_order, permuted, point_order
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
@@ -102,9 +102,9 @@ class ParallelLoop:
     nowait: bool = False
     # a vector loop's width in elements (OpenMP's `simdlen`), 0: the compiler's choice
     lanes: int = 0
-    # a wavefront of time tiles without barriers: the distances (wavefronts, tiles) back
-    # to the iterations each iteration waits for (pipeline.py)
-    waits: tuple[tuple[int, int], ...] = ()
+    # a wavefront of time tiles without barriers: the iterations each iteration waits
+    # for (pipeline.py)
+    waits: Waits = Waits()
 
     @property
     def name(self) -> str:
@@ -356,7 +356,7 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
         fixed |= unsafe
     # a thread's copies of private scalars are combined at each execution's end: not without barriers
     loops = tuple(replace(loop, private=p.private, nowait=loop.nowait and not p.private,
-                          waits=() if p.private else loop.waits)
+                          waits=Waits() if p.private else loop.waits)
                   for loop, p in zip(walk.loops, found))
     for warning in walk.warnings:
         diagnostics.warn(warning, scop.file, scop.start_line, 1)
