@@ -46,6 +46,7 @@ def test_a_factorisation_s_tiles_wait_for_every_tile_before_them_in_their_row(ke
     "{ [i, j] : 0 <= i and 0 <= j <= i }",      # no upper bound with the lower one's slope
     "{ [i, j] : 1 <= i <= 3 and 0 <= j <= 3 }",  # too many vectors
     "{ [i, j] : -1 <= i <= 1 and j = 0 }",      # one wavefront ahead
+    "{ [i, j] : -1 <= i and j = i }",           # the same, in a family
 ])
 def test_distances_that_no_wait_covers_keep_the_barriers(distances):
     from ppcg_py.schedule.cpu.pipeline import _waits

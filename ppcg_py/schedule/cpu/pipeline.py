@@ -133,7 +133,7 @@ def _family(piece: isl.BasicSet) -> tuple[int, int, int, int] | None:
     if not isl.Set.from_basic_set(at_zero).is_subset(isl.Set("{ [0, 0] }", context=piece.get_ctx())):
         return None
     least = isl.Set.from_basic_set(piece).dim_min_val(0)
-    if not least.is_int():
+    if not least.is_int() or least.to_python() < 0:     # a dependence on a later wavefront
         return None
     lower: dict[int, int] = {}      # slope -> the greatest offset of a bound `across >= slope * back + offset`
     upper: dict[int, int] = {}
