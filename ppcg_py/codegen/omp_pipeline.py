@@ -45,7 +45,7 @@ from copy import deepcopy as copy_of
 from pycparser import c_ast
 
 from ..schedule.cpu.pipeline import Waits
-from .printer import declaration
+from .printer import block_items, declaration
 
 __all__ = ["PIPELINE_HELPERS", "USES_HELPERS", "pipelined_region"]
 
@@ -147,7 +147,7 @@ def pipelined_region(wavefronts: c_ast.For, pragma: c_ast.Pragma, tiles: c_ast.F
     waiting = [_call("ppcg_wave_wait", wave, _minus(w, back), _minus(c, across)) for back, across in waits.vectors]
     waiting += [_call("ppcg_wave_wait_rows", wave, c_ast.ID(w), c_ast.ID(c), *map(_number, family))
                 for family in waits.families]
-    tiles.stmt = c_ast.Compound(waiting + _items(tiles.stmt)
+    tiles.stmt = c_ast.Compound(waiting + block_items(tiles.stmt)
                                 + [_call("ppcg_wave_done", wave, c_ast.ID(w), c_ast.ID(c))])
     unflagged = c_ast.UnaryOp("!", _field("pending"))
     wavefronts.stmt = c_ast.Compound([c_ast.Pragma(pragma.string + " nowait"), tiles,
@@ -190,6 +190,3 @@ def _minus(name: str, value: int) -> c_ast.Node:
     op = "-" if value > 0 else "+"
     return c_ast.BinaryOp(op, c_ast.ID(name), c_ast.Constant("int", str(abs(value))))
 
-
-def _items(statement: c_ast.Node) -> list[c_ast.Node]:
-    return (statement.block_items or []) if isinstance(statement, c_ast.Compound) else [statement]

@@ -33,6 +33,7 @@ from pycparser import c_ast, c_generator
 
 from ..schedule.cpu.pipeline import Waits
 from .omp_pipeline import pipelined_region
+from .printer import block_items
 
 __all__ = ["BARRIER", "same_iterations", "with_parallel_regions"]
 
@@ -63,11 +64,10 @@ def with_parallel_regions(statements: list[c_ast.Node], loops: list[c_ast.Pragma
         if pragma is None and _holds(statement, marked):
             if isinstance(statement, c_ast.For):
                 if (only := _only_loop(statement)) is not None and id(only[0]) in pipelined:
-                    shared = c_ast.Pragma("omp for" + only[0].string.removeprefix(PARALLEL_FOR))
-                    result.append(pipelined_region(statement, shared, only[1], pipelined[id(only[0])], REGION,
-                                                   BARRIER))
+                    result.append(pipelined_region(statement, _work_sharing(only[0]), only[1],
+                                                   pipelined[id(only[0])], REGION, BARRIER))
                     continue
-                statement.stmt = c_ast.Compound(_shared_out(_items(statement.stmt), marked, nowait))
+                statement.stmt = c_ast.Compound(_shared_out(block_items(statement.stmt), marked, nowait))
                 result += [c_ast.Pragma(REGION), statement]
                 continue
             _descend(statement, lambda items: with_parallel_regions(items, loops, nowait, pipelined))
@@ -75,10 +75,16 @@ def with_parallel_regions(statements: list[c_ast.Node], loops: list[c_ast.Pragma
     return result
 
 
+def _work_sharing(pragma: c_ast.Pragma, more: str = "") -> c_ast.Pragma:
+    """`#pragma omp for` with the clauses of `pragma` (`omp parallel for ...`) and `more`:
+    a new node, since isl's pieces of one split member share the mark's pragma."""
+    return c_ast.Pragma("omp for" + pragma.string.removeprefix(PARALLEL_FOR) + more)
+
+
 def _only_loop(loop: c_ast.For) -> tuple[c_ast.Pragma, c_ast.For] | None:
     """The pragma and loop that are all of `loop`'s body, if they are (each loop
     declaring its iterator, as isl's are printed)."""
-    units = list(_units(_items(loop.stmt)))
+    units = list(_units(block_items(loop.stmt)))
     if len(units) != 1 or units[0][0] is None or not isinstance(units[0][1], c_ast.For):
         return None
     if not all(isinstance(f.init, c_ast.DeclList) for f in (loop, units[0][1])):
@@ -106,11 +112,11 @@ def same_iterations(statements: list[c_ast.Node], loops: set[int]) -> bool:
                 return False
             elif isinstance(statement, c_ast.For):
                 around.update(_names(statement.init))
-                if not visit(_items(statement.stmt)):
+                if not visit(block_items(statement.stmt)):
                     return False
             elif isinstance(statement, c_ast.If):
-                if not (visit(_items(statement.iftrue)) and
-                        (statement.iffalse is None or visit(_items(statement.iffalse)))):
+                if not (visit(block_items(statement.iftrue)) and
+                        (statement.iffalse is None or visit(block_items(statement.iffalse)))):
                     return False
             elif isinstance(statement, c_ast.Compound):
                 if not visit(statement.block_items or []):
@@ -155,9 +161,7 @@ def _shared_out(statements: list[c_ast.Node], marked: set[int], nowait: set[int]
             result.append(statement)
         elif pragma is not None and id(pragma) in marked:
             close_run()
-            # a new node: isl's pieces of one split member share the mark's pragma
-            clauses = pragma.string.removeprefix(PARALLEL_FOR) + (NOWAIT if id(pragma) in nowait else "")
-            result += [c_ast.Pragma("omp for" + clauses), statement]
+            result += [_work_sharing(pragma, NOWAIT if id(pragma) in nowait else ""), statement]
         elif _holds(statement, marked):
             close_run()
             _descend(statement, lambda items: _shared_out(items, marked, nowait))
@@ -207,16 +211,13 @@ def _descend(statement: c_ast.Node, transform) -> None:
     """Apply `transform` to the statement lists of a loop, block or if that holds a
     marked loop (in place). isl prints loop bodies and branches as blocks."""
     if isinstance(statement, c_ast.For):
-        statement.stmt = c_ast.Compound(transform(_items(statement.stmt)))
+        statement.stmt = c_ast.Compound(transform(block_items(statement.stmt)))
     elif isinstance(statement, c_ast.Compound):
         statement.block_items = transform(statement.block_items or [])
     elif isinstance(statement, c_ast.If):
-        statement.iftrue = c_ast.Compound(transform(_items(statement.iftrue)))
+        statement.iftrue = c_ast.Compound(transform(block_items(statement.iftrue)))
         if statement.iffalse is not None:
-            statement.iffalse = c_ast.Compound(transform(_items(statement.iffalse)))
+            statement.iffalse = c_ast.Compound(transform(block_items(statement.iffalse)))
     else:
         raise ValueError(f"a parallel loop inside a {type(statement).__name__}")
 
-
-def _items(statement: c_ast.Node) -> list[c_ast.Node]:
-    return (statement.block_items or []) if isinstance(statement, c_ast.Compound) else [statement]

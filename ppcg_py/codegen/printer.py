@@ -136,6 +136,11 @@ class AstPrinter:
                         otherwise)
 
 
+def block_items(statement: c_ast.Node) -> list[c_ast.Node]:
+    """The statements of a block, or the one statement (a loop's or branch's body)."""
+    return (statement.block_items or []) if isinstance(statement, c_ast.Compound) else [statement]
+
+
 def declaration(name: str, init: c_ast.Node | None, *, type_name: str = "int", constant: bool = False,
                 dims: tuple[int, ...] = (), storage: tuple[str, ...] = ()) -> c_ast.Decl:
     """`[storage] [const] type name[dims] [= init]`."""
