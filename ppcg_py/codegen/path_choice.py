@@ -86,8 +86,8 @@ def _path_costs(gpu: GpuSchedule, memory: MemoryPlan, host: CpuSchedule,
     statements = {s.name: s for s in scop.statements}
     kernels = [_kernel_seconds(k, statements, scop, printer) for k in gpu.kernels]
     copies = _copy_seconds(memory, extents)
-    host_ops = added(printer.count(box(s.domain, scop.context, _operations(s))) for s in scop.statements)
-    regions = added(printer.count(starts(loop.host_schedule, loop.domain, scop.context)) for loop in host.parallel)
+    host_ops = printer.count(*(box(s.domain, scop.context, _operations(s)) for s in scop.statements))
+    regions = printer.count(*(starts(loop.host_schedule, loop.domain, scop.context) for loop in host.parallel))
     return PathCosts(added(kernels + [copies]), host_ops, regions)
 
 
@@ -96,8 +96,8 @@ def _kernel_seconds(kernel: Kernel, statements: dict[str, Statement], scop: Scop
     parts = [s for s in sets(kernel.counted_instances) if s.get_tuple_name() in statements]
 
     def total(weight) -> str:
-        return added(printer.count(box(s, scop.context, weight(statements[s.get_tuple_name()]) * kernel.counted_share))
-                    for s in parts)
+        return printer.count(*(box(s, scop.context, weight(statements[s.get_tuple_name()]) * kernel.counted_share)
+                               for s in parts))
 
     instances = total(lambda _: 1)
     operations = total(_operations)
