@@ -63,6 +63,7 @@ def test_host_loop_of_calls_copies_once(tmp_path):
     before, after = code[:loop], code[loop:]
     assert before.count("cudaMemcpy2D((double *) A") == 1, code     # after kernel0, once
     assert "for (int c0" in before[before.rindex("cudaMemcpy2D((double *) A"):], code
+    assert after[:after.index("for (int c0")].count("cudaMemcpy2D(dev_A") == 1, code     # back, once
 
 
 @pytest.mark.parametrize("name", ["ext_log_progress.c", "ext_value_in_expression.c", "ext_pointer_row.c"])

@@ -11,9 +11,7 @@ import islpy as isl
 import pytest
 
 from ppcg_py.cli import main
-from ppcg_py.driver import compile_source
 from ppcg_py.gpu_targets import GPUS
-from ppcg_py.options import Options
 from ppcg_py.schedule.gpu.work import box, exact, floating_operations, value
 from ppcg_py.verify.emulate import build_emulated, run_emulated
 from ppcg_py.verify.harness import VerifyConfig, verify
