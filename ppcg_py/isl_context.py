@@ -173,6 +173,13 @@ def band_tiled(band: isl.ScheduleNode, sizes: tuple[int, ...]) -> isl.ScheduleNo
     return band.band_tile(values)
 
 
+def band_values(band: isl.ScheduleNode, instances: isl.UnionSet | None = None) -> isl.UnionMap:
+    """Instance -> the values of the band's members (its partial schedule as a map),
+    for `instances` where given."""
+    values = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
+    return values if instances is None else values.intersect_domain(instances)
+
+
 def union_set_list(sets: list[isl.UnionSet]) -> isl.UnionSetList:
     """An isl list of union sets (islpy builds isl lists element by element)."""
     result = isl.UnionSetList.alloc(sets[0].get_ctx(), len(sets))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import islpy as isl
 
 from ..extract.model import Scop
-from ..isl_context import filter_instances, statement_names
+from ..isl_context import band_values, filter_instances, statement_names
 from .parallel import zero_distance
 
 NT = isl.schedule_node_type
@@ -37,7 +37,7 @@ def is_time_loop(node: isl.ScheduleNode, dependences: isl.UnionMap) -> bool:
     if node.get_type() != NT.band or node.child(0).get_type() not in (NT.band, NT.sequence):
         return False
     instances = node.get_domain()
-    time = isl.UnionMap.from_multi_union_pw_aff(node.band_get_partial_schedule())
+    time = band_values(node)
     inside = dependences.intersect_domain(instances).intersect_range(instances)
     return not zero_distance(inside, time)
 

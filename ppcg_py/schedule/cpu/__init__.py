@@ -42,7 +42,7 @@ import islpy as isl
 
 from ...diagnostics import CompileError, Diagnostics
 from ...extract.model import Scop
-from ...isl_context import band_tiled, statement_names, union_of
+from ...isl_context import band_tiled, band_values, statement_names, union_of
 from ...options import Options
 from ..distribute import distributed
 from ..expansion import expand_temporaries, expand_webs, expansion_notes, web_candidates
@@ -966,5 +966,5 @@ def _marked(band: isl.ScheduleNode, walk: _Walk, reductions: tuple[tuple[str, st
 def _loop_at(band: isl.ScheduleNode, index: int) -> ParallelLoop:
     """The loop of a one-member band."""
     domain = band.get_domain()
-    own = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule()).intersect_domain(domain)
+    own = band_values(band, domain)
     return ParallelLoop(index, band.get_schedule_depth(), domain, band.get_prefix_schedule_union_map(), own)

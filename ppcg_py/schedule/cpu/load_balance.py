@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from ...isl_context import maps_of
+from ...isl_context import band_values, maps_of
 from ..memo import Memo
 
 _IN = isl.dim_type.in_
@@ -31,7 +31,7 @@ def uneven_work(loop: isl.ScheduleNode) -> bool:
     (beyond its first and last iterations)."""
     domain = loop.get_domain()
     outer = loop.get_prefix_schedule_union_map().intersect_domain(domain)
-    own = isl.UnionMap.from_multi_union_pw_aff(loop.band_get_partial_schedule()).intersect_domain(domain)
+    own = band_values(loop, domain)
     below = loop.child(0).get_subtree_schedule_union_map().intersect_domain(domain)
     positions = outer.flat_range_product(own)
     for at in maps_of(positions):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from ...isl_context import sets_of
+from ...isl_context import band_values, sets_of
 
 MAX_WAITS = 8       # distances a tile may wait along; more, and the wavefronts keep their barriers
 
@@ -70,15 +70,11 @@ def tile_waits(loop: isl.ScheduleNode, dependences: isl.UnionMap) -> Waits:
         return Waits()
     domain = loop.get_domain()
     outer = serial.get_prefix_schedule_union_map().intersect_domain(domain)
-    at = _member(serial, domain).flat_range_product(_member(loop, domain))   # instance -> (w, tile)
+    at = band_values(serial, domain).flat_range_product(band_values(loop, domain))   # instance -> (w, tile)
     same_outer = outer.apply_range(outer.reverse())
     joined = dependences.intersect_domain(domain).intersect_range(domain).intersect(same_outer)
     distances = at.reverse().apply_range(joined).apply_range(at).deltas()
     return _waits(sets_of(distances))
-
-
-def _member(band: isl.ScheduleNode, domain: isl.UnionSet) -> isl.UnionMap:
-    return isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule()).intersect_domain(domain)
 
 
 def _waits(sets: list[isl.Set]) -> Waits:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from ...extract.model import Scop
-from ...isl_context import maps_of, schedule_values, sets_of, statement_names, union_of, union_set_list
+from ...isl_context import band_values, maps_of, schedule_values, sets_of, statement_names, union_of, union_set_list
 from ..parallel import padded, schedule_map
 from .cache_sizes import element_bytes
 from ..distribute import keeps_dependences, statement_children
@@ -256,7 +256,7 @@ def _rows_isolated(others: isl.ScheduleNode, row: isl.UnionPwAff, rows: int) -> 
     instances = others.get_domain()
     depth, n = others.get_schedule_depth(), others.band_n_member()
     prefix = others.get_prefix_schedule_union_map().intersect_domain(instances)
-    own = isl.UnionMap.from_multi_union_pw_aff(others.band_get_partial_schedule()).intersect_domain(instances)
+    own = band_values(others, instances)
     rowed = isl.UnionMap.from_union_pw_aff(row).intersect_domain(instances)
     steps = schedule_values(prefix.flat_range_product(own), depth + n)
     whole = filled_tiles(prefix.flat_range_product(own).flat_range_product(rowed), depth + n, (rows,)) \

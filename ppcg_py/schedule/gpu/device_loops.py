@@ -26,7 +26,7 @@ import math
 import islpy as isl
 
 from ...gpu_targets import GpuTarget
-from ...isl_context import sets_of
+from ...isl_context import band_values, sets_of
 from ..loop_extents import band_extents, set_extent
 from ..sizes import KernelSizes
 
@@ -49,7 +49,7 @@ def device_loop_block(band: isl.ScheduleNode, in_bounds: isl.UnionSet, gpu: GpuT
     loops = band_extents(band, in_bounds)      # None: a time loop, which no array bounds
     if all(e is not None for e in loops) and math.prod(loops) < 2:
         return None
-    values = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
+    values = band_values(band)
     return _block_for(band.get_domain().intersect(in_bounds), values, gpu)
 
 

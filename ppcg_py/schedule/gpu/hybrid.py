@@ -42,7 +42,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from ...extract.model import Scop
-from ...isl_context import filter_instances, maps_of, statement_names, union_of, union_set_list
+from ...isl_context import band_values, filter_instances, maps_of, statement_names, union_of, union_set_list
 from ..time_loops import place_apart, time_loops, where
 from ..sizes import KernelSizes
 
@@ -144,7 +144,7 @@ def _split_tiles(scop: Scop, band: isl.ScheduleNode, instances: isl.UnionSet, de
 def _steps(band: isl.ScheduleNode) -> tuple[isl.UnionMap, int]:
     """Instances -> [u], the step of each (K t + k), and K (the time loop `band` carries a
     dependence: `time_loops` asked)."""
-    time = isl.UnionMap.from_multi_union_pw_aff(band.band_get_partial_schedule())
+    time = band_values(band)
     if band.band_n_member() != 1:
         time = time.apply_range(isl.UnionMap.from_map(_first_of(time)))
     child = band.child(0)

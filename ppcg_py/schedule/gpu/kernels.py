@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 import islpy as isl
 
-from ...isl_context import (band_tiled, filter_instances, maps_of, node_at, sets_of, statement_names,
+from ...isl_context import (band_tiled, band_values, filter_instances, maps_of, node_at, sets_of, statement_names,
                            statements_below, tree_position, union_of)
 from ...names import Names
 from ...options import Options
@@ -474,7 +474,7 @@ class KernelMapper:
         domain = node.get_domain()
         host_depth = node.get_schedule_depth()
         host_schedule = node.get_prefix_schedule_union_map().intersect_domain(domain)
-        untiled = isl.UnionMap.from_multi_union_pw_aff(node.band_get_partial_schedule()).intersect_domain(domain)
+        untiled = band_values(node, domain)
 
         node = band_tiled(node, sizes.tile)                # tile band, child: point band
         tile_schedule = node.band_get_partial_schedule()
