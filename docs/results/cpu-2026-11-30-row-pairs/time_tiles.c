@@ -38,26 +38,17 @@ static void sweep_rows(int n, double (*src)[N][N], double (*dst)[N][N], int s, i
     for (int j = jlo; j <= jhi; j++)
       for (int k = 1; k < n - 1; k++) dst[i - s][j - s][k] = F(src, i - s, j - s, k);
 }
+/* the tiles' loops: rows' tiles inside planes' tiles, or (-DSTREAM) outside them, so that
+   a column of tiles streams along the planes */
 #ifdef STREAM
-/* tiles of ST sweeps x all planes x TJ rows, planes outermost inside the tile */
-static void tiled(int n, double A[N][N][N], double B[N][N][N]) {
-  int S = 2 * TS;
-  for (int sT = 0; sT < S; sT += ST)
-    for (int jT = 1; jT < n - 1 + S; jT += TJ)
-      for (int iT = 1; iT < n - 1 + S; iT += TI)
-        for (int s = sT; s < MIN(S, sT + ST); s++) {
-          int ilo = MAX(iT, 1 + s), ihi = MIN(iT + TI - 1, n - 2 + s);
-          int jlo = MAX(jT, 1 + s), jhi = MIN(jT + TJ - 1, n - 2 + s);
-          if (ilo > ihi || jlo > jhi) continue;
-          if (s % 2 == 0) sweep_rows(n, A, B, s, ilo, ihi, jlo, jhi); else sweep_rows(n, B, A, s, ilo, ihi, jlo, jhi);
-        }
-}
+#define TILES for (int jT = 1; jT < n - 1 + S; jT += TJ) for (int iT = 1; iT < n - 1 + S; iT += TI)
 #else
+#define TILES for (int iT = 1; iT < n - 1 + S; iT += TI) for (int jT = 1; jT < n - 1 + S; jT += TJ)
+#endif
 static void tiled(int n, double A[N][N][N], double B[N][N][N]) {
   int S = 2 * TS;                 /* sweeps; skewed coordinates i' = i + s, j' = j + s */
   for (int sT = 0; sT < S; sT += ST)
-    for (int iT = 1; iT < n - 1 + S; iT += TI)
-      for (int jT = 1; jT < n - 1 + S; jT += TJ)
+    TILES
         for (int s = sT; s < MIN(S, sT + ST); s++) {
           int ilo = MAX(iT, 1 + s), ihi = MIN(iT + TI - 1, n - 2 + s);
           int jlo = MAX(jT, 1 + s), jhi = MIN(jT + TJ - 1, n - 2 + s);
@@ -65,7 +56,6 @@ static void tiled(int n, double A[N][N][N], double B[N][N][N]) {
           if (s % 2 == 0) sweep_rows(n, A, B, s, ilo, ihi, jlo, jhi); else sweep_rows(n, B, A, s, ilo, ihi, jlo, jhi);
         }
 }
-#endif
 int main(int argc, char **argv) {
   double (*A)[N][N] = malloc(sizeof(double) * N * N * N), (*B)[N][N] = malloc(sizeof(double) * N * N * N);
   double (*C)[N][N] = malloc(sizeof(double) * N * N * N), (*D)[N][N] = malloc(sizeof(double) * N * N * N);
