@@ -117,7 +117,7 @@ def test_rows_reading_neighbours_run_vectors_of_half_a_cache_line(kernel, rows, 
 def test_heat_3d_says_how_wide_its_rows_vectors_are(tmp_path, monkeypatch):
     monkeypatch.setenv("PPCG_PY_VECTOR_BYTES", "64")
     monkeypatch.setenv("PPCG_PY_SPLIT_VECTORS", "1")
-    proc = _ppcg(tmp_path, "heat-3d", "--time-tiles=always")
+    proc = _ppcg(tmp_path, "heat-3d", "--time-tiles=always", "--no-row-pairs")
     assert proc.returncode == 0, proc.stderr
     assert "(no barrier between wavefronts); rows reading their neighbours in vectors of 4 elements" in proc.stderr
     text = (tmp_path / "heat-3d.ppcg.c").read_text()
@@ -132,7 +132,7 @@ def _ppcg(tmp_path, kernel: str, *args: str) -> subprocess.CompletedProcess:
 
 
 def test_jacobi_2d_runs_wavefronts_of_tiles_with_rows_apart(tmp_path):
-    proc = _ppcg(tmp_path, "jacobi-2d", "--time-tiles=always")
+    proc = _ppcg(tmp_path, "jacobi-2d", "--time-tiles=always", "--no-row-pairs")   # pairs: test_row_pairs.py
     assert proc.returncode == 0, proc.stderr
     assert "kernel[0] -> tile[16, 32, 256]" in proc.stdout
     assert "time tiles: the SCoP of 'kernel_jacobi_2d': kernel[0] tiles of 16 x 32 x 256 in wavefronts" \

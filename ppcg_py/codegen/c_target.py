@@ -40,6 +40,7 @@ from ..isl_c import c_node
 from .omp_pipeline import PIPELINE_HELPERS, USES_HELPERS
 from .omp_region import BARRIER, same_iterations, with_parallel_regions
 from .printer import AstPrinter, c_lines, declaration
+from .row_pairs import member_iterator, paired_loops
 from .statements import elements, field_rows, instance, linearized, member_element, printed_tags, subscripted
 from .source import Source
 
@@ -218,6 +219,9 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
     loops = {loop.name: loop for loop in scheduled.parallel}
     vector_loops = {loop.name: loop for loop in scheduled.vector_loops}
     register_tiles = {tile.name for tile in scheduled.register_tiles}
+    row_pairs = {pairs.name: pairs for pairs in scheduled.row_pairs}
+    pair_values = (scheduled.names.register + "0", scheduled.names.register + "1")
+    element_types = {a.name: a.element_type for a in scop.arrays if not a.is_scalar and a.member is None}
     extents, expanded = array_extents(scheduled), local_array_names(scop)
     iterators = scheduled.names.iterators(64)
     members = {a.name: a.member for a in scop.arrays if a.member is not None}
@@ -260,6 +264,9 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
             local = scheduled.names.register + block.tile.array
             return [_register_block(block, local, scop.array(block.tile.array).element_type, body,
                                     element, iterators)]
+        if name in row_pairs:
+            return paired_loops(body, member_iterator(mark.mark_get_node(), row_pairs[name].member), pair_values,
+                                element_types.get, vector_pragma)
         if name in vector_loops:
             loop = vector_loops[name]
             width = f" simdlen({loop.lanes})" if openmp and loop.lanes else ""

@@ -68,6 +68,7 @@ from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, e
                          reduction_loops, relax, serial_chains)
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked, narrow_block
 from .sinking import members_sunk
+from .row_pairs import RowPairs, pairable
 from .time_tiles import (carried_outermost, fits_in_l2, in_source_order, recurrent_rows, row_lanes, rows_apart,
                          separated, time_band, time_tile_sizes, unbounded_distances, wavefront, whole_rows,
                          with_members_whole, with_row_segments)
@@ -121,6 +122,7 @@ class CpuSchedule(ScheduledScop):
     vector_loops: tuple[ParallelLoop, ...] = ()    # the innermost loops for the vectoriser (mark SIMD_MARK)
     band_sizes: tuple[KernelSizes, ...] = ()       # per band tiled or left whole (`kernel[i]` in --sizes)
     register_tiles: tuple[RegisterTile, ...] = ()  # the blocks of arrays kept in registers (register_tiles.py)
+    row_pairs: tuple[RowPairs, ...] = ()           # time tiles' loops run two values at a time (row_pairs.py)
     first_band: int = 0     # the number of its first band in --sizes (the bands of the SCoPs before)
     time_tiled: bool = False    # its first band is tiled along time, its tiles run as wavefronts (time_tiles.py)
 
@@ -143,6 +145,7 @@ class _Walk:
     band_sizes: list[KernelSizes] = field(default_factory=list)    # of each band tiled (or left whole)
     vector_loops: list[ParallelLoop] = field(default_factory=list)
     register_tiles: list[RegisterTile] = field(default_factory=list)
+    row_pairs: list[RowPairs] = field(default_factory=list)
     loops: list[ParallelLoop] = field(default_factory=list)
     reductions: LoopFinder | None = None    # the reduction loops, with reductions relaxed
     # why a reduction loop stayed serial, per (operator, array)
@@ -373,7 +376,7 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
     return CpuSchedule(scop=scop, dependences=full, schedule=schedule, final_schedule=final, names=names,
                        notes=notes, parallel=loops, vector_loops=tuple(walk.vector_loops),
                        band_sizes=tuple(walk.band_sizes), register_tiles=tuple(walk.register_tiles),
-                       first_band=first_tiled, time_tiled=walk.time_tiled), bool(walk.sinking_notes)
+                       row_pairs=tuple(walk.row_pairs), first_band=first_tiled, time_tiled=walk.time_tiled), bool(walk.sinking_notes)
 
 
 def _time_schedule(scop: Scop, deps, options: Options, fixed: frozenset[str],
@@ -419,6 +422,8 @@ def _time_tiles_note(start: str, walk: _Walk, statements: frozenset[str], loops:
                     if loop.lanes and statement_names(loop.domain) <= statements})
     if lanes and walk.options.openmp:
         how += f"; rows reading their neighbours in vectors of {' or '.join(map(str, lanes))} elements"
+    if any(pairs.statements <= statements for pairs in walk.row_pairs):
+        how += "; rows two at a time (two neighbouring rows in each row loop)"
     return f"{start}: {how}"
 
 
@@ -559,10 +564,14 @@ def _tile_all(node: isl.ScheduleNode, walk: _Walk, sink: bool = True) -> isl.Sch
         tiled, blocked_points = _tiled(node, walk)
         if blocked_points:
             return tiled
-        node = tiled.child(0)       # on to the point band's children
+        node, down = tiled.child(0), 1      # on to the point band's children
+        while node.get_type() == NT.mark:   # a time tile's row pairs
+            node, down = node.child(0), down + 1
         for k in range(node.n_children()):
             node = _tile_all(node.child(k), walk).parent()
-        return node.parent()
+        for _ in range(down):
+            node = node.parent()
+        return node
     for k in range(node.n_children()):
         node = _tile_all(node.child(k), walk).parent()
     return node
@@ -840,7 +849,7 @@ def _time_tiled(band: isl.ScheduleNode, walk: _Walk, number: int) -> isl.Schedul
         whole = _asked_whole(walk, number, n)
     tiles = with_members_whole(band_tiled(band, tile), band.band_get_partial_schedule(), whole)
     points = in_source_order(separated(permuted(tiles.child(0), order)), walk.scop)
-    tiles = _vector_rows(rows_apart(points, walk.dependences), walk).parent()
+    tiles = _vector_rows(_row_pairs(rows_apart(points, walk.dependences), walk), walk).parent()
     if walk.options.openmp:
         tiles = wavefront(tiles)
         walk.wavefronts.append(isl.UnionMap.from_union_pw_aff(tiles.band_get_partial_schedule().get_at(1))
@@ -848,6 +857,17 @@ def _time_tiled(band: isl.ScheduleNode, walk: _Walk, number: int) -> isl.Schedul
     walk.band_sizes.append(KernelSizes(tile, (), (), (), order, whole=whole))
     walk.time_bands[frozenset(statement_names(band.get_domain()))] = number
     return tiles
+
+
+def _row_pairs(points: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
+    """The point band of a time tile under a `row_pairsN` mark where its rows may run two
+    at a time (row_pairs.py; `--no-row-pairs`: never). Returns the node at the band's
+    place."""
+    if not walk.options.row_pairs or not pairable(points, walk.dependences):
+        return points
+    pairs = RowPairs(len(walk.row_pairs), statement_names(points.get_domain()))
+    walk.row_pairs.append(pairs)
+    return points.insert_mark(isl.Id(pairs.name, context=points.get_ctx()))
 
 
 def _vector_rows(node: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
