@@ -17,6 +17,7 @@ under `omp simd`:
 A loop whose body is any other shape stays as it is."""
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Callable
 
@@ -92,7 +93,7 @@ def _paired(loop: c_ast.For, iterator: str, values: tuple[str, str], element_typ
     jammed = _jammed_items(body, iterator, values, element_type, pragma)
     pairs = c_ast.For(None, c_ast.BinaryOp(cond.op, second, cond.right), c_ast.Assignment("+=", c, _two()),
                       c_ast.Compound(jammed))
-    last = c_ast.If(c_ast.BinaryOp(cond.op, c, cond.right), c_ast.Compound(body), None)
+    last = c_ast.If(c_ast.BinaryOp(cond.op, c, copy.deepcopy(cond.right)), c_ast.Compound(copy.deepcopy(body)), None)
     return c_ast.Compound([declaration(iterator, loop.init.decls[0].init), pairs, last])
 
 
