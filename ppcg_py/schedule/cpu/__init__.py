@@ -67,8 +67,8 @@ from .point_order import FAR, AccessSteps, PointOrder, access_steps, given_order
 from .reductions import (LoopFinder, ReductionGroup, Relaxation, copy_refusal, enabled_groups, note, reduction_groups,
                          reduction_loops, relax, serial_chains)
 from .register_tiles import BlockPlan, RegisterTile, block_plan, blocked, narrow_block
-from .sinking import members_sunk
 from .row_pairs import RowPairs, pairable
+from .sinking import members_sunk
 from .time_tiles import (carried_outermost, fits_in_l2, in_source_order, recurrent_rows, row_lanes, rows_apart,
                          separated, time_band, time_tile_sizes, unbounded_distances, wavefront, whole_rows,
                          with_members_whole, with_row_segments)
@@ -376,7 +376,8 @@ def _planned(scop: Scop, options: Options, diagnostics: Diagnostics, first_tiled
     return CpuSchedule(scop=scop, dependences=full, schedule=schedule, final_schedule=final, names=names,
                        notes=notes, parallel=loops, vector_loops=tuple(walk.vector_loops),
                        band_sizes=tuple(walk.band_sizes), register_tiles=tuple(walk.register_tiles),
-                       row_pairs=tuple(walk.row_pairs), first_band=first_tiled, time_tiled=walk.time_tiled), bool(walk.sinking_notes)
+                       row_pairs=tuple(walk.row_pairs), first_band=first_tiled,
+                       time_tiled=walk.time_tiled), bool(walk.sinking_notes)
 
 
 def _time_schedule(scop: Scop, deps, options: Options, fixed: frozenset[str],
@@ -861,9 +862,10 @@ def _time_tiled(band: isl.ScheduleNode, walk: _Walk, number: int) -> isl.Schedul
 
 def _row_pairs(points: isl.ScheduleNode, walk: _Walk) -> isl.ScheduleNode:
     """The point band of a time tile under a `row_pairsN` mark where its rows may run two
-    at a time (row_pairs.py; `--no-row-pairs`: never). Returns the node at the band's
-    place."""
-    if not walk.options.row_pairs or not pairable(points, walk.dependences):
+    at a time (row_pairs.py; `--no-row-pairs`: never), with every dependence kept, the
+    relaxed reductions' too: a pair computes both values before storing either, which
+    would lose one of two updates of one element. Returns the node at the band's place."""
+    if not walk.options.row_pairs or not pairable(points, walk.ordering):
         return points
     pairs = RowPairs(len(walk.row_pairs), statement_names(points.get_domain()))
     walk.row_pairs.append(pairs)
