@@ -39,8 +39,8 @@ from .common import array_extents, local_array_names, local_declarations, runs_w
 from ..isl_c import c_node
 from .omp_pipeline import PIPELINE_HELPERS, USES_HELPERS
 from .omp_region import BARRIER, same_iterations, with_parallel_regions
-from .printer import AstPrinter, c_lines, declaration
-from .row_pairs import member_iterator, paired_loops
+from .printer import AstPrinter, c_lines, declaration, declared_iterator
+from .row_pairs import first_iterator, paired_loops
 from .statements import elements, field_rows, instance, linearized, member_element, printed_tags, subscripted
 from .source import Source
 
@@ -265,7 +265,10 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
             return [_register_block(block, local, scop.array(block.tile.array).element_type, body,
                                     element, iterators)]
         if name in row_pairs:
-            return paired_loops(body, member_iterator(mark.mark_get_node(), row_pairs[name].member), pair_values,
+            first = first_iterator(mark.mark_get_node())    # None: isl printed no loop there
+            if first is None:
+                return body
+            return paired_loops(body, iterators[iterators.index(first) + row_pairs[name].member], pair_values,
                                 element_types.get, vector_pragma)
         if name in vector_loops:
             loop = vector_loops[name]
@@ -354,7 +357,7 @@ def _with_pragma(statements: list[c_ast.Node], pragma: c_ast.Pragma, iterator: s
     result: list[c_ast.Node] = []
     for statement in statements:
         if isinstance(statement, c_ast.For):
-            if isinstance(statement.init, c_ast.DeclList) and statement.init.decls[0].name == iterator:
+            if declared_iterator(statement) == iterator:
                 result.append(pragma)
         elif isinstance(statement, c_ast.If) and isinstance(statement.iftrue, c_ast.Compound) \
                 and isinstance(statement.iffalse, (c_ast.Compound, type(None))):   # isl's (a statement's may be any)

@@ -35,8 +35,8 @@ class CountPrinter:
             else:
                 product = self._product(box)
                 weights[product] = weights.get(product, 0.0) + box.weight
-        terms = [product if weight == 1 else f"{weight:g} * {product}" for product, weight in weights.items()]
-        return " + ".join(terms + ([repr(sum(numbers))] if numbers else [])) or "0.0"
+        return added([product if weight == 1 else f"{weight:g} * {product}" for product, weight in weights.items()]
+                     + [repr(number) for number in numbers])
 
     def _product(self, box: Box) -> str:
         factors = [f"(double) ({_C.visit(c_node(self.build.expr_from_pw_aff(e)))})" for e in box.extents]

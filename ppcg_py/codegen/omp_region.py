@@ -33,7 +33,7 @@ from pycparser import c_ast, c_generator
 
 from ..schedule.cpu.pipeline import Waits
 from .omp_pipeline import pipelined_region
-from .printer import block_items
+from .printer import block_items, descend
 
 __all__ = ["BARRIER", "same_iterations", "with_parallel_regions"]
 
@@ -70,7 +70,7 @@ def with_parallel_regions(statements: list[c_ast.Node], loops: list[c_ast.Pragma
                 statement.stmt = c_ast.Compound(_shared_out(block_items(statement.stmt), marked, nowait))
                 result += [c_ast.Pragma(REGION), statement]
                 continue
-            _descend(statement, lambda items: with_parallel_regions(items, loops, nowait, pipelined))
+            descend(statement, lambda items: with_parallel_regions(items, loops, nowait, pipelined))
         result += [pragma, statement] if pragma is not None else [statement]
     return result
 
@@ -164,7 +164,7 @@ def _shared_out(statements: list[c_ast.Node], marked: set[int], nowait: set[int]
             result += [_work_sharing(pragma, NOWAIT if id(pragma) in nowait else ""), statement]
         elif _holds(statement, marked):
             close_run()
-            _descend(statement, lambda items: _shared_out(items, marked, nowait))
+            descend(statement, lambda items: _shared_out(items, marked, nowait))
             result += [pragma, statement] if pragma is not None else [statement]
         elif isinstance(statement, c_ast.Decl):
             # a degenerate loop's `const int c1 = ...;`: every thread needs it, and the
@@ -205,19 +205,3 @@ def _holds(node: c_ast.Node, marked: set[int]) -> bool:
     if isinstance(node, c_ast.Pragma):
         return id(node) in marked
     return any(_holds(child, marked) for _, child in node.children())
-
-
-def _descend(statement: c_ast.Node, transform) -> None:
-    """Apply `transform` to the statement lists of a loop, block or if that holds a
-    marked loop (in place). isl prints loop bodies and branches as blocks."""
-    if isinstance(statement, c_ast.For):
-        statement.stmt = c_ast.Compound(transform(block_items(statement.stmt)))
-    elif isinstance(statement, c_ast.Compound):
-        statement.block_items = transform(statement.block_items or [])
-    elif isinstance(statement, c_ast.If):
-        statement.iftrue = c_ast.Compound(transform(block_items(statement.iftrue)))
-        if statement.iffalse is not None:
-            statement.iffalse = c_ast.Compound(transform(block_items(statement.iffalse)))
-    else:
-        raise ValueError(f"a parallel loop inside a {type(statement).__name__}")
-

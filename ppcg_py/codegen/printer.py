@@ -141,6 +141,27 @@ def block_items(statement: c_ast.Node) -> list[c_ast.Node]:
     return (statement.block_items or []) if isinstance(statement, c_ast.Compound) else [statement]
 
 
+def descend(statement: c_ast.Node, transform: Callable[[list[c_ast.Node]], list[c_ast.Node]]) -> None:
+    """Apply `transform` to the statement lists of a loop, block or if (in place). isl
+    prints loop bodies and branches as blocks."""
+    if isinstance(statement, c_ast.For):
+        statement.stmt = c_ast.Compound(transform(block_items(statement.stmt)))
+    elif isinstance(statement, c_ast.Compound):
+        statement.block_items = transform(statement.block_items or [])
+    elif isinstance(statement, c_ast.If):
+        statement.iftrue = c_ast.Compound(transform(block_items(statement.iftrue)))
+        if statement.iffalse is not None:
+            statement.iffalse = c_ast.Compound(transform(block_items(statement.iffalse)))
+    else:
+        raise ValueError(f"no statement list inside a {type(statement).__name__}")
+
+
+def declared_iterator(loop: c_ast.For) -> str | None:
+    """The iterator a loop declares (`for (int c3 = ..)`, as isl's loops are printed)."""
+    init = loop.init
+    return init.decls[0].name if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 else None
+
+
 def declaration(name: str, init: c_ast.Node | None, *, type_name: str = "int", constant: bool = False,
                 dims: tuple[int, ...] = (), storage: tuple[str, ...] = ()) -> c_ast.Decl:
     """`[storage] [const] type name[dims] [= init]`."""

@@ -18,34 +18,28 @@ A loop whose body is any other shape stays as it is."""
 from __future__ import annotations
 
 import copy
-import re
 from collections.abc import Callable
 
 import islpy as isl
 from pycparser import c_ast
 
-from .ast import control_children
-from .printer import block_items, declaration
+from ..extract.c_walk import identifier_names
+from ..isl_c import integer
+from .ast import control_children, loop_iterator
+from .common import add
+from .printer import block_items, declaration, declared_iterator, descend
 from .statements import instance
 
 
-def member_iterator(node: isl.AstNode, member: int) -> str:
-    """The iterator of the loops of member `member` of the band whose AST is `node`: isl
-    names a band's loops by consecutive numbers, and its first member's loop comes
-    first."""
-    first = _first_iterator(node)
-    found = re.fullmatch(r"(.*?)(\d+)", first or "")
-    return f"{found.group(1)}{int(found.group(2)) + member}" if found else ""
-
-
-def _first_iterator(node: isl.AstNode) -> str | None:
-    if node.get_type() == isl.ast_node_type.for_:
-        return node.for_get_iterator().get_id().get_name()
+def first_iterator(node: isl.AstNode) -> str | None:
+    """The iterator of the first loop of isl's AST `node` (through marks, blocks and
+    ifs): a band's first member's, whose other members' loops are numbered on from it."""
+    if (iterator := loop_iterator(node)) is not None:
+        return iterator
     if node.get_type() == isl.ast_node_type.mark:
-        return _first_iterator(node.mark_get_node())
+        return first_iterator(node.mark_get_node())
     for child in control_children(node):
-        found = _first_iterator(child)
-        if found is not None:
+        if (found := first_iterator(child)) is not None:
             return found
     return None
 
@@ -58,27 +52,12 @@ def paired_loops(statements: list[c_ast.Node], iterator: str, values: tuple[str,
     `pragma`: the row loops' vector pragma."""
     result: list[c_ast.Node] = []
     for statement in statements:
-        if isinstance(statement, c_ast.For) and _loop_over(statement) == iterator:
+        if isinstance(statement, c_ast.For) and declared_iterator(statement) == iterator:
             statement = _paired(statement, iterator, values, element_type, pragma) or statement
-        elif isinstance(statement, c_ast.For):     # an outer member's loop (the time steps')
-            statement.stmt = c_ast.Compound(paired_loops(block_items(statement.stmt), iterator, values,
-                                                         element_type, pragma))
-        elif isinstance(statement, c_ast.If):
-            statement.iftrue = c_ast.Compound(paired_loops(block_items(statement.iftrue), iterator, values,
-                                                           element_type, pragma))
-            if statement.iffalse is not None:
-                statement.iffalse = c_ast.Compound(paired_loops(block_items(statement.iffalse), iterator, values,
-                                                                element_type, pragma))
-        elif isinstance(statement, c_ast.Compound):
-            statement = c_ast.Compound(paired_loops(statement.block_items or [], iterator, values, element_type,
-                                                    pragma))
+        elif isinstance(statement, (c_ast.For, c_ast.If, c_ast.Compound)):     # an outer member's loop (time's)
+            descend(statement, lambda items: paired_loops(items, iterator, values, element_type, pragma))
         result.append(statement)
     return result
-
-
-def _loop_over(loop: c_ast.For) -> str | None:
-    init = loop.init
-    return init.decls[0].name if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 else None
 
 
 def _paired(loop: c_ast.For, iterator: str, values: tuple[str, str], element_type: Callable[[str], str | None],
@@ -89,16 +68,16 @@ def _paired(loop: c_ast.For, iterator: str, values: tuple[str, str], element_typ
             _mentions(cond.right, iterator) or not body or not all(_shape(s, iterator, element_type) for s in body):
         return None
     c = c_ast.ID(iterator)
-    second = c_ast.BinaryOp("+", c, c_ast.Constant("int", "1"))
     jammed = _jammed_items(body, iterator, values, element_type, pragma)
-    pairs = c_ast.For(None, c_ast.BinaryOp(cond.op, second, cond.right), c_ast.Assignment("+=", c, _two()),
+    pairs = c_ast.For(None, c_ast.BinaryOp(cond.op, _next(iterator), cond.right), c_ast.Assignment("+=", c, integer(2)),
                       c_ast.Compound(jammed))
     last = c_ast.If(c_ast.BinaryOp(cond.op, c, copy.deepcopy(cond.right)), c_ast.Compound(copy.deepcopy(body)), None)
     return c_ast.Compound([declaration(iterator, loop.init.decls[0].init), pairs, last])
 
 
-def _two() -> c_ast.Constant:
-    return c_ast.Constant("int", "2")
+def _next(iterator: str) -> c_ast.Node:
+    """`c + 1`: the pair's second value."""
+    return add(c_ast.ID(iterator), integer(1))
 
 
 def _shape(statement: c_ast.Node, iterator: str, element_type: Callable[[str], str | None]) -> bool:
@@ -123,31 +102,22 @@ def _shape(statement: c_ast.Node, iterator: str, element_type: Callable[[str], s
 def _jammed(statement: c_ast.Node, iterator: str, values: tuple[str, str], element_type: Callable[[str], str | None],
             pragma: str) -> list[c_ast.Node]:
     """The statement for the pair (`_shape` holds): a row loop computing both rows."""
-    shift = {iterator: c_ast.BinaryOp("+", c_ast.ID(iterator), c_ast.Constant("int", "1"))}
+    shift = {iterator: _next(iterator)}
     if isinstance(statement, c_ast.Assignment):
         return [statement, instance(statement, {}, shift)]
-    if isinstance(statement, c_ast.For):
-        inner = block_items(statement.stmt)
-        if len(inner) == 1 and isinstance(inner[0], c_ast.Assignment):
-            row = inner[0]
-            kind = element_type(_array(row.lvalue) or "")
-            first, second = values
-            shifted = instance(row, {}, shift)
-            body = [declaration(first, row.rvalue, type_name=kind), declaration(second, shifted.rvalue, type_name=kind),
-                    c_ast.Assignment("=", row.lvalue, c_ast.ID(first)),
-                    c_ast.Assignment("=", shifted.lvalue, c_ast.ID(second))]
-            return [c_ast.Pragma(pragma), c_ast.For(statement.init, statement.cond, statement.next,
-                                                    c_ast.Compound(body))]
-        return [c_ast.For(statement.init, statement.cond, statement.next, c_ast.Compound(
-            _jammed_items(inner, iterator, values, element_type, pragma)))]
-    if isinstance(statement, c_ast.If):
-        return [c_ast.If(statement.cond,
-                         c_ast.Compound(_jammed_items(block_items(statement.iftrue), iterator, values, element_type,
-                                                      pragma)),
-                         None if statement.iffalse is None else c_ast.Compound(
-                             _jammed_items(block_items(statement.iffalse), iterator, values, element_type, pragma)))]
-    if isinstance(statement, c_ast.Compound):
-        return [c_ast.Compound(_jammed_items(statement.block_items or [], iterator, values, element_type, pragma))]
+    inner = block_items(statement.stmt) if isinstance(statement, c_ast.For) else []
+    if len(inner) == 1 and isinstance(inner[0], c_ast.Assignment):
+        row = inner[0]
+        kind = element_type(_array(row.lvalue) or "")
+        first, second = values
+        shifted = instance(row, {}, shift)
+        body = [declaration(first, row.rvalue, type_name=kind), declaration(second, shifted.rvalue, type_name=kind),
+                c_ast.Assignment("=", row.lvalue, c_ast.ID(first)),
+                c_ast.Assignment("=", shifted.lvalue, c_ast.ID(second))]
+        return [c_ast.Pragma(pragma), c_ast.For(statement.init, statement.cond, statement.next, c_ast.Compound(body))]
+    if isinstance(statement, (c_ast.For, c_ast.If, c_ast.Compound)):
+        statement = copy.copy(statement)    # its lists replaced, the loop's own left as they are
+        descend(statement, lambda items: _jammed_items(items, iterator, values, element_type, pragma))
     return [statement]
 
 
@@ -176,8 +146,4 @@ def _is_id(node: c_ast.Node, name: str) -> bool:
 
 
 def _mentions(node: c_ast.Node | None, name: str) -> bool:
-    if node is None:
-        return False
-    if _is_id(node, name):
-        return True
-    return any(_mentions(child, name) for _, child in node.children())
+    return node is not None and name in identifier_names(node)

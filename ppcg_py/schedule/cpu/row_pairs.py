@@ -108,14 +108,8 @@ def _legal(points: isl.ScheduleNode, dependences: isl.UnionMap) -> bool:
         dims = space.dim(isl.dim_type.set)
         if not step.subtract(isl.Map.lex_lt(space)).is_empty():
             return False
-        if dims >= 2 and not step.intersect(_equal_outside_rows(space, dims)).is_empty():
+        # pairs of schedule points equal in every dimension but the last two
+        if dims >= 2 and not step.intersect(isl.Map.from_basic_map(isl.BasicMap.equal(step.get_space(),
+                                                                                     dims - 2))).is_empty():
             return False
     return True
-
-
-def _equal_outside_rows(space: isl.Space, dims: int) -> isl.Map:
-    """Pairs of schedule points equal in every dimension but the last two."""
-    equal = isl.Map.universe(isl.Space.map_from_set(space))
-    for d in range(dims - 2):
-        equal = equal.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
-    return equal
