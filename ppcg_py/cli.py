@@ -95,6 +95,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-row-pairs", action="store_true",
                    help="C target with time tiles: run each row of a tile alone, not two neighbouring rows in "
                         "one loop")
+    p.add_argument("--no-row-functions", action="store_true",
+                   help="C target: keep each row loop that addresses many rows where it is, not in a function "
+                        "of its own")
     p.add_argument("--time-tiles", choices=("auto", "always", "never"), default="auto",
                    help="C target with --tile: where the outermost loop carries dependences (a stencil's "
                         "time loop), tiles that span several of its steps, run as wavefronts: where the "
@@ -276,7 +279,7 @@ def options_from(args: argparse.Namespace) -> Options:
                                                      GPUS[gpu].shared_per_block),
         use_shared_memory=not args.no_shared_memory,
         use_private_memory=not args.no_private_memory, register_tiles=not args.no_register_tiles,
-        row_pairs=not args.no_row_pairs,
+        row_pairs=not args.no_row_pairs, row_functions=not args.no_row_functions,
         isolate_full_tiles=args.isolate_full_tiles, time_tiles=args.time_tiles,
         min_parallel_work=args.min_parallel_work,
         group_chains=not args.no_group_chains,

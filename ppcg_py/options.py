@@ -56,6 +56,7 @@ class Options:
     time_tiles: str = "auto"                  # C target: auto, always, never (cpu/time_tiles.py)
     register_tiles: bool = True               # C target: keep accumulated blocks in registers (register_tiles.py)
     row_pairs: bool = True                    # C target: a time tile's rows two at a time (cpu/row_pairs.py)
+    row_functions: bool = True                # C target: row loops of many rows in functions (codegen/row_functions.py)
     isolate_full_tiles: bool = False          # C target: full tiles apart, without min bounds (full_tiles.py)
     # C target and host paths: an OpenMP loop that runs fewer statement instances per
     # execution stays serial (cpu/parallel_work.py); 0: every parallel loop runs in

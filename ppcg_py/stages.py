@@ -368,7 +368,8 @@ def print_files(c: Compilation, run: StageRun) -> Compilation:
     with run.step():
         if run.options.target == "c":
             files = generate_c(c.path, _read(c.path), list(zip(c.scheduled, c.asts)), tiled=run.options.tile,
-                               openmp=run.options.openmp, on_host=on_host, name=run.options.output_name)
+                               openmp=run.options.openmp, on_host=on_host, name=run.options.output_name,
+                               row_functions=run.options.row_functions)
         else:
             scops = [(scheduled, plan, tree) for (scheduled, plan), tree in zip(c.plans, c.asts)]
             host_paths = {p.scop.start_line: (p, tree) for p, tree in zip(c.host_scheduled, c.host_asts)}

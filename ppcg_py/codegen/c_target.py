@@ -40,6 +40,7 @@ from ..isl_c import c_node
 from .omp_pipeline import PIPELINE_HELPERS, USES_HELPERS
 from .omp_region import BARRIER, same_iterations, with_parallel_regions
 from .printer import AstPrinter, c_lines, declaration, declared_iterator
+from .row_functions import NOINLINE, RowFunctions, function_header
 from .row_pairs import first_iterator, paired_loops
 from .statements import elements, field_rows, instance, linearized, member_element, printed_tags, subscripted
 from .source import Source
@@ -188,30 +189,43 @@ def _first_element(accesses: isl.UnionMap, build: isl.AstBuild) -> tuple[isl.Ast
 
 def generate_c(source_path: str, source_text: str, scops: list[tuple[CpuSchedule, ScopAst]],
                *, tiled: bool = False, openmp: bool = False, on_host: Sequence[int] = (),
-               name: str | None = None) -> CFile:
+               name: str | None = None, row_functions: bool = True) -> CFile:
     """`NAME.ppcg.c` (or `name`: -o's), the input with each SCoP replaced by its code
     (`tiled`: with --tile, for the comment); those that start on the lines `on_host`
-    keep their C code, marked by a comment."""
+    keep their C code, marked by a comment. With `row_functions`, row loops of many
+    rows go into functions of their own before the SCoP's function (row_functions.py)."""
     text = Source(source_text)
     replacements = []
+    functions: dict[int, list[str]] = {}    # first line of a SCoP's function -> the row functions before it
     for scheduled, ast in scops:
         scop = scheduled.scop
         indent = text.indent(scop.start_line)
+        header = function_header(text, scop.surroundings, scop.function) if row_functions else None
+        values = dict(zip(scop.parameters, scop.parameter_types)) | dict(scop.scalars_read_only)
+        comment = f"/* a row loop of the SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line}), " \
+            "alone so that gcc keeps its many row pointers in registers */"
+        rows = RowFunctions(header, f"ppcg_rows_{scop.start_line}_", comment, values) if header is not None else None
         replacements.append((scop.start_line, scop.end_line,
-                             scop_lines(scheduled, ast, indent, tiled, openmp, pipelines=True)))
+                             scop_lines(scheduled, ast, indent, tiled, openmp, pipelines=True, rows=rows)))
+        if rows is not None and rows.functions:
+            functions.setdefault(header.first_line, []).extend(rows.functions)
+    for line, made in functions.items():    # inserted before the line
+        replacements.append((line, line - 1, [f for function in made for f in (function, "")]))
     lines = text.spliced(replacements, on_host, "ppcg-py: this SCoP keeps its original C code")
     source = os.path.basename(source_path)
     stem = os.path.splitext(source)[0]
-    helpers = LOOP_HELPERS + (PIPELINE_HELPERS if any(USES_HELPERS in line for line in lines) else "")
+    helpers = LOOP_HELPERS + (PIPELINE_HELPERS if any(USES_HELPERS in line for line in lines) else "") \
+        + (NOINLINE if functions else "")
     return CFile(name or f"{stem}.ppcg.c", text.text(HELPERS.format(source=source) + helpers, lines))
 
 
 def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, openmp: bool,
-               pipelines: bool = False) -> list[str]:
+               pipelines: bool = False, rows: RowFunctions | None = None) -> list[str]:
     """The code that replaces one SCoP: its scheduled loops, their OpenMP pragmas and
     register blocks, the locals it declares (also the host path of a GPU target);
     with `pipelines`, its wavefronts of time tiles without barriers where the plan has
-    them (the file then needs PIPELINE_HELPERS)."""
+    them (the file then needs PIPELINE_HELPERS); with `rows`, its row loops of many
+    rows calls to functions that `rows` collects."""
     scop = scheduled.scop
     # OpenMP's simd loop where the file is built with OpenMP; gcc's own assertion otherwise
     vector_pragma = "omp simd" if openmp else "GCC ivdep"
@@ -294,8 +308,8 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
         return _with_pragma(body, parallel_pragmas[-1], iterators[loop.depth])
 
     printer = AstPrinter(user, on_mark)
-    code = c_lines(with_parallel_regions(printer.statements(ast.root), parallel_pragmas, nowait, pipelined),
-                   indent + "    ")
+    statements = with_parallel_regions(printer.statements(ast.root), parallel_pragmas, nowait, pipelined)
+    code = c_lines(rows.outlined(statements) if rows is not None else statements, indent + "    ")
     declared, freed = local_declarations([a for a in scop.arrays if a.local and not a.hidden], extents)
     local = [indent + "  " + line for line in declared]
     freeing = [indent + "  " + line for line in freed]

@@ -29,7 +29,7 @@ from .external import CALL_STATE, ExternalFunction, MemoryArgument, external_cal
 from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import Liveness
 from .local_arrays import expanded, expansion
-from .model import Access, Array, Kill, Reference, Scop, Statement
+from .model import Access, Array, Kill, Reference, Scop, Statement, Surroundings
 from .normalize import Declaration, Marker, StatementLabel, normalize
 from .pencil import Assumption, PencilKill, builtin_calls, dead_after
 from .reductions import find_reductions
@@ -331,7 +331,7 @@ class ScopBuilder:
             statements=tuple(self.statements), schedule=schedule,
             used_names=frozenset(all_names(self.region.function_node)) | frozenset(self.locals),
             kills=tuple(self.kills), schedule_with_kills=with_kills if self.kills else None,
-            external_calls=self._first_calls(),
+            external_calls=self._first_calls(), surroundings=_surroundings(self.region),
         )
         return replace(scop, reductions=find_reductions(scop))
 
@@ -1176,3 +1176,19 @@ def _declared(decl: c_ast.Decl, name: str) -> c_ast.Decl:
         inner = inner.type
     inner.declname = name
     return result
+
+
+def _surroundings(region: Region) -> Surroundings | None:
+    """The SCoP's function's line and parameters, and what it sees at file scope."""
+    node = region.function_node
+    if node.decl.coord is None:
+        return None
+    args = node.decl.type.args
+    params: list[c_ast.Node] = list(args.params) if args is not None else []
+    if len(params) == 1 and isinstance(params[0], c_ast.Typename):     # `f(void)`
+        params = []
+    names: tuple[str, ...] | None = tuple(p.name for p in params if isinstance(p, c_ast.Decl) and p.name)
+    if node.param_decls or len(names) != len(params) \
+            or any(region.symbols.get(p.name) is not p for p in params):   # K&R, `...`, unnamed or shadowed
+        names = None
+    return Surroundings(node.decl.coord.line, names, region.file_scope)

@@ -159,6 +159,16 @@ class Kill:
 
 
 @dataclass(frozen=True)
+class Surroundings:
+    """What the C around a SCoP declares, for code placed beside its function (the C
+    target's row functions, codegen/row_functions.py)."""
+
+    function_line: int                       # the line of the function's name in its definition
+    parameters: tuple[str, ...] | None       # the function's parameters in order (None: K&R or `...`)
+    file_scope: frozenset[str]               # the variables the SCoP sees at file scope
+
+
+@dataclass(frozen=True)
 class Scop:
     """A static-control part: statements, arrays, parameters and original schedule."""
 
@@ -184,6 +194,7 @@ class Scop:
     external_calls: tuple[tuple[str, int, int, bool], ...] = ()
     # the statements that fold values into one location (extract/reductions.py)
     reductions: tuple[Any, ...] = ()
+    surroundings: Surroundings | None = None
 
     def member(self, name: str) -> Member | None:
         """Where field array `name` lives (None for any other array)."""

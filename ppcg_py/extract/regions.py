@@ -1,7 +1,7 @@
 """Find the `#pragma scop` ... `#pragma endscop` regions and what is visible there."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pycparser import c_ast
 
@@ -20,6 +20,7 @@ class Region:
     start: c_ast.Node    # the `#pragma scop` node
     end: c_ast.Node      # the `#pragma endscop` node
     function_node: c_ast.FuncDef
+    file_scope: frozenset[str] = frozenset()    # the symbols that are file-scope declarations
 
 
 def _pragma_word(node: c_ast.Node) -> str | None:
@@ -43,7 +44,8 @@ def find_regions(ast: c_ast.FileAST, path: str) -> list[Region]:
             params += list(ext.param_decls or [])   # a K&R definition's: `f(n, A) int n; double A[10]; {`
             scope = {**globals_, **declared_symbols(params)}
             _walk_block(ext.body, scope, ext, regions)
-    return [r for r in regions if _in_main_file(r, path)]
+    return [replace(r, file_scope=frozenset(n for n, d in r.symbols.items() if globals_.get(n) is d))
+            for r in regions if _in_main_file(r, path)]
 
 
 def _in_main_file(region: Region, path: str) -> bool:
