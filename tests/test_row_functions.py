@@ -1,6 +1,6 @@
 """Row loops of many rows in functions of their own (codegen/row_functions.py): the C
-target moves a row loop that addresses more than ROWS_IN_REGISTERS rows (heat-3d's
-planes in pairs) into a static function before the SCoP's function, which takes that
+target moves a row loop that addresses more than FEW_ROWS rows (jacobi-2d's rows and
+heat-3d's planes in pairs) into a static function before the SCoP's function, which takes that
 function's parameters as written and the parts of the subscripts the caller computes."""
 from __future__ import annotations
 
@@ -128,14 +128,22 @@ def test_heat_3d_rows_in_pairs_go_into_functions(tmp_path):
     body = code[code.index("static void\nheat("):]
     assert " reg_1 = " not in body and "#pragma omp simd" not in body, body
     assert _functions(_compile(tmp_path, HEAT, "--no-row-functions")) == []
-    assert _functions(_compile(tmp_path, HEAT, "--no-row-pairs")) == []    # a row alone: six rows
+    assert _functions(_compile(tmp_path, HEAT, "--no-row-pairs"))    # a row alone: six rows
 
 
-def test_a_jacobi_sweep_keeps_its_rows_where_they_are(tmp_path):
-    """jacobi-2d's pairs address six rows: gcc keeps them in registers in place."""
-    code = _compile(tmp_path, (POLYBENCH / "stencils/jacobi-2d/jacobi-2d.c").read_text(),
-                    "-I", str(POLYBENCH / "utilities"), "-I", str(POLYBENCH / "stencils/jacobi-2d"))
-    assert " reg_1 = " in code and _functions(code) == [], code
+@pytest.mark.parametrize("kernel, args, moved", [
+    ("jacobi-2d", (), True),                     # pairs: the rows i - 1 .. i + 2 of A, i and i + 1 of B
+    ("jacobi-2d", ("--no-row-pairs",), False),   # a row alone: four rows
+    ("gemm", (), False),                         # C[i], B[k]: linear algebra's loops stay
+    ("syr2k", (), False),
+])
+def test_loops_of_few_rows_stay_where_they_are(kernel, args, moved, tmp_path):
+    source = kernel_source(kernel)
+    out = tmp_path / "out.c"
+    subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", "--tile", *args,
+                    "-I", str(POLYBENCH / "utilities"), "-DLARGE_DATASET", str(source), "-o", str(out)],
+                   check=True, capture_output=True)
+    assert bool(_functions(out.read_text())) == moved
 
 
 @pytest.mark.parametrize("text", [HEAT + HEAT_MAIN, PLUTO], ids=["heat", "pluto"])

@@ -1,15 +1,14 @@
 """Row loops that address many rows, each in a function of its own (C target).
 
 gcc allocates the registers of a function as a whole. In a time tile's code, inside the
-function that OpenMP outlines around the tiles, a row loop that addresses more rows
-than x86-64's sixteen registers leave room for (heat-3d's planes two at a time: ten
-rows, each a pointer) gets row pointers spilled to the stack and reloaded at every
-vector, and many values live around it. The same loop alone in a function, its rows'
-addresses computed once from a few values the caller passes, keeps them in registers:
-heat-3d's time tiles ran 1.27x faster at LARGE on a Zen 5 (docs/results/
-cpu-2026-11-30-row-functions). Loops of fewer rows (jacobi-2d's pairs: six, heat-3d's
-rows alone: six) gained nothing there, and fdtd-2d's lost: only loops of more than
-`ROWS_IN_REGISTERS` rows move.
+function that OpenMP outlines around the tiles, a row loop that addresses many rows
+(heat-3d's planes two at a time: ten rows, each a pointer) gets row pointers spilled to
+the stack and reloaded at every vector, and computes its rows' addresses from the many
+values live around it. The same loop alone in a function, its rows' addresses computed
+once from a few values the caller passes, keeps them in registers: heat-3d's time tiles
+ran 1.3x faster at LARGE on a Zen 5, jacobi-2d's 1.04x, fdtd-2d's as fast
+(docs/results/cpu-2026-11-30-row-functions). Only loops of more than `FEW_ROWS` rows
+move.
 
     /* a row loop of the SCoP of kernel_heat_3d (lines 52-69), alone so that .. */
     static PPCG_NOINLINE void ppcg_rows_52_1(DATA_TYPE POLYBENCH_3D(A, N, N, N, n, n, n), ..,
@@ -45,12 +44,12 @@ from ..extract.model import Surroundings
 from .printer import block_items, c_lines, c_text, declared_iterator, descend
 from .source import Source
 
-__all__ = ["NOINLINE", "ROWS_IN_REGISTERS", "FunctionHeader", "RowFunctions", "function_header"]
+__all__ = ["NOINLINE", "FEW_ROWS", "FunctionHeader", "RowFunctions", "function_header"]
 
-# the rows (row pointers) a loop may address and still get registers for all of them
-# where it runs among other code: 16 registers, less the stack pointer, the row index,
-# its bound, and a few for the values around the loop
-ROWS_IN_REGISTERS = 8
+# a loop that addresses at most this many rows stays where it is: the loops of linear
+# algebra (gemm's `C[i]` and `B[k]`), which gcc handles well in place, and a stencil's row
+# alone; the time tiles' pairs (jacobi-2d's six rows, heat-3d's ten) gain in a function
+FEW_ROWS = 4
 
 NOINLINE = """\
 #if defined(__GNUC__)
@@ -217,7 +216,7 @@ class RowFunctions:
 
 def _is_row_loop(loop: c_ast.For) -> bool:
     """An innermost loop of assignments to array elements (and the locals they
-    compute first) that addresses more than ROWS_IN_REGISTERS rows."""
+    compute first) that addresses more than FEW_ROWS rows."""
     iterator = declared_iterator(loop)
     body = block_items(loop.stmt)
     if iterator is None or not body or not all(
@@ -226,7 +225,7 @@ def _is_row_loop(loop: c_ast.For) -> bool:
         return False
     if any(nodes_of(s, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.FuncCall) for s in body):
         return False
-    return len(_rows(loop, iterator)) > ROWS_IN_REGISTERS
+    return len(_rows(loop, iterator)) > FEW_ROWS
 
 
 def _rows(loop: c_ast.For, iterator: str) -> set[tuple[str, tuple[str, ...]]]:
