@@ -18,6 +18,7 @@ from ppcg_py.extract import extract_scops
 from ppcg_py.verify.harness import VerifyConfig, verify
 
 from polybench_cases import POLYBENCH, kernel_source
+from test_row_pairs import compile_c
 
 ODD_SIZES = "3,5,7,6"
 # heat-3d's two sweeps over two arrays, as PolyBench writes them: rows in pairs address
@@ -97,24 +98,13 @@ int main(void)
 """
 
 
-def _compile(tmp_path: Path, text: str, *args: str) -> str:
-    source = tmp_path / "stencil.c"
-    source.write_text(text)
-    out = tmp_path / "out.c"
-    proc = subprocess.run([sys.executable, "-m", "ppcg_py", "--target=c", "--openmp", "--tile",
-                           "--time-tiles=always", *args, str(source), "-o", str(out)],
-                          capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    return out.read_text()
-
-
 def _functions(code: str) -> list[str]:
     """The row functions' parameter lists."""
     return re.findall(r"\nstatic PPCG_NOINLINE void ppcg_rows_\d+_\d+\(([^\n]*)\)\n\{", code)
 
 
 def test_heat_3d_rows_in_pairs_go_into_functions(tmp_path):
-    code = _compile(tmp_path, HEAT)
+    code = compile_c(tmp_path, HEAT)
     functions = _functions(code)
     assert functions, code
     # the function's parameters as written, then the parts the caller computes; no iterator
@@ -127,8 +117,8 @@ def test_heat_3d_rows_in_pairs_go_into_functions(tmp_path):
     assert len(re.findall(r"\n\s*ppcg_rows_\d+_\d+\(A, B, ", code)) == len(functions), code
     body = code[code.index("static void\nheat("):]
     assert " reg_1 = " not in body and "#pragma omp simd" not in body, body
-    assert _functions(_compile(tmp_path, HEAT, "--no-row-functions")) == []
-    assert _functions(_compile(tmp_path, HEAT, "--no-row-pairs"))    # a row alone: six rows
+    assert _functions(compile_c(tmp_path, HEAT, "--no-row-functions")) == []
+    assert _functions(compile_c(tmp_path, HEAT, "--no-row-pairs"))    # a row alone: six rows
 
 
 @pytest.mark.parametrize("kernel, args, moved", [
@@ -152,7 +142,7 @@ def test_row_functions_verify_with_1_2_4_threads(text, tmp_path):
     Pluto's form passes its local scalars by value and its global grid not at all."""
     source = tmp_path / "stencil.c"
     source.write_text(text)
-    code = _compile(tmp_path, text, f"--tile-sizes={ODD_SIZES}")
+    code = compile_c(tmp_path, text, f"--tile-sizes={ODD_SIZES}")
     assert _functions(code), code
     if text == PLUTO:
         assert all(p.startswith("double alpha, double beta, long ppcg_first, ") for p in _functions(code)), code

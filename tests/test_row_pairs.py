@@ -43,7 +43,8 @@ CHAINED = JACOBI.replace("B[i][j] = 0.25 * (A[i - 1][j] + A[i + 1][j] + A[i][j -
                          "B[i][j] = 0.5 * (A[i][j] + B[i - 1][j]);")
 
 
-def _compile(tmp_path: Path, text: str, *args: str) -> str:
+def compile_c(tmp_path: Path, text: str, *args: str) -> str:
+    """The C target's output for `text`, tiled along time."""
     source = tmp_path / "stencil.c"
     source.write_text(text)
     out = tmp_path / "out.c"
@@ -60,13 +61,13 @@ def _pairs(code: str) -> list[str]:
 
 
 def test_a_jacobi_sweep_runs_its_rows_in_pairs(tmp_path):
-    code = _compile(tmp_path, JACOBI)
+    code = compile_c(tmp_path, JACOBI)
     assert _pairs(code) == ["B", "A"], code
     # values first: both computed, then both stored, under omp simd; the odd row alone
     assert re.search(r"#pragma omp simd\n\s*for \(int c\d+ = [^\n]*\n\s*double reg_0 = [^\n]*\n\s*double reg_1 = "
                      r"[^\n]*\n\s*B\[[^\n]*= reg_0;\n\s*B\[[^\n]*= reg_1;", code), code
     assert re.search(r"c\d+ \+= 2\)", code) and re.search(r"if \(c\d+ <= ", code), code
-    assert _pairs(_compile(tmp_path, JACOBI, "--no-row-pairs")) == []
+    assert _pairs(compile_c(tmp_path, JACOBI, "--no-row-pairs")) == []
 
 
 def test_minus_v_says_the_rows_run_two_at_a_time(tmp_path):
@@ -79,7 +80,7 @@ def test_minus_v_says_the_rows_run_two_at_a_time(tmp_path):
 
 
 def test_rows_that_read_the_row_just_written_stay_alone(tmp_path):
-    assert _pairs(_compile(tmp_path, CHAINED)) == []
+    assert _pairs(compile_c(tmp_path, CHAINED)) == []
 
 
 @pytest.mark.parametrize("text", [JACOBI, CHAINED], ids=["jacobi", "chained"])
