@@ -230,6 +230,40 @@ def test_heat_3d_runs_each_row_whole_where_it_fits_a_tile(tmp_path):
     assert "c7 <= ppcg_min(127" not in text       # no row cut at a tile's edge
 
 
+LONG_ROWS = r"""
+#define NI 40
+#define NK 300
+double A[NI][NI][NK], B[NI][NI][NK];
+void sweep(int steps)
+{
+#pragma scop
+  for (int t = 0; t < steps; t++) {
+    for (int i = 1; i < NI - 1; i++)
+      for (int j = 1; j < NI - 1; j++)
+        for (int k = 1; k < NK - 1; k++)
+          B[i][j][k] = 0.4 * A[i][j][k] + 0.1 * (A[i - 1][j][k] + A[i + 1][j][k] + A[i][j - 1][k]
+                                                 + A[i][j + 1][k] + A[i][j][k - 1] + A[i][j][k + 1]);
+    for (int i = 1; i < NI - 1; i++)
+      for (int j = 1; j < NI - 1; j++)
+        for (int k = 1; k < NK - 1; k++)
+          A[i][j][k] = B[i][j][k];
+  }
+#pragma endscop
+}
+"""
+
+
+def test_a_volume_runs_each_row_whole_however_long(tmp_path):
+    """Rows of 298 over a volume, longer than the model's 128, stay whole (over a plane,
+    jacobi-2d's rows of 1,299 keep their tiles of 256: test_jacobi_2d_runs_wavefronts_..)."""
+    source = tmp_path / "long_rows.c"
+    source.write_text(LONG_ROWS)
+    proc = _ppcg_file(tmp_path, source, "--time-tiles=always", "--dump-sizes")
+    assert proc.returncode == 0, proc.stderr
+    assert "kernel[0] -> whole[3]" in proc.stdout, proc.stdout
+    assert "kernel[0] tiles of 16 x 16 x 32 x whole in wavefronts" in proc.stderr, proc.stderr
+
+
 @pytest.mark.parametrize("kernel, n, length", [("heat-3d", 4, 119), ("jacobi-2d", 3, 1299), ("lu", 3, 2000)])
 def test_a_row_is_the_innermost_member_at_one_value_of_the_others(kernel, n, length):
     from ppcg_py.schedule.cpu.time_tiles import row_length, time_band

@@ -318,8 +318,17 @@ def whole_rows(band: isl.ScheduleNode, in_bounds: isl.UnionSet, tile: tuple[int,
     (its values with the outer members held, over the instances in bounds) fits in its
     tile size: heat-3d's rows of 119 against tiles of 128 (LARGE, one thread and two,
     gcc -O3 on the original 2.3 s and 2.2 s: tiled 1.59 s and 1.01 s, whole 1.48 s and
-    0.86 s). Longer rows keep their tiles (jacobi-2d's 1,299 in tiles of 256)."""
+    0.86 s). Over a plane longer rows keep their tiles (jacobi-2d's 1,299 in tiles of
+    256: whole, 0.97x as fast). Over a volume every row is whole: its tiles, skewed along
+    time in three dimensions, cut rows into pieces that each run apart, and whole rows ran
+    faster at every length tried (Zen 5, one thread, a 7-point Jacobi sweep over grids of
+    NI x NI x NK, against rows in tiles of 128: NK = 256, 128 x 128 planes, 1.3x; 1,024
+    over 64 x 64, 1.8x; 2,048 over 96 x 96, 1.4x; 4,096 over 32 x 32, 1.2x; PolyBench's
+    heat-3d at EXTRALARGE, rows of 198, 1.08x; Pluto's 3d7pt, rows of 256, 1.1x, and of
+    400, 1.23x; a tile of 256 was between)."""
     n = band.band_n_member()
+    if n >= 4:
+        return (n - 1,)
     length = row_length(band, in_bounds)
     return (n - 1,) if n > 1 and length is not None and length <= tile[-1] else ()
 
