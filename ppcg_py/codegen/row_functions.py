@@ -197,7 +197,10 @@ class RowFunctions:
         name = f"{self.prefix}{len(self.functions)}"
         declarations = [d for _, d in passed] + [f"{self.scalars[v]} {v}" for v in scalars] \
             + [f"{scope[v]} {v}" for v in values] + [f"long {start}" for start, _ in starts]
-        body = ([pragma] if pragma is not None else []) + [loop]
+        # a parameter passed for the sizes in another's declaration, which the macros may drop
+        unused = [c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(None, [], None, c_ast.IdentifierType(
+            ["void"]))), c_ast.ID(n)) for n, _ in passed if n not in free]
+        body = unused + ([pragma] if pragma is not None else []) + [loop]
         self.functions.append("\n".join([self.comment,
                                          f"static PPCG_NOINLINE void {name}({', '.join(declarations) or 'void'})",
                                          "{", *c_lines(body, "  "), "}"]))
