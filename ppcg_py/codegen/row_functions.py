@@ -11,9 +11,10 @@ ran 1.3x faster at LARGE on a Zen 5, jacobi-2d's 1.04x, fdtd-2d's as fast
 move.
 
     /* a row loop of the SCoP of kernel_heat_3d (lines 52-69), alone so that .. */
-    static PPCG_NOINLINE void ppcg_rows_52_1(DATA_TYPE POLYBENCH_3D(A, N, N, N, n, n, n), ..,
+    static PPCG_NOINLINE void ppcg_rows_52_1(int n, DATA_TYPE POLYBENCH_3D(A, N, N, N, n, n, n), ..,
                                              long ppcg_first, long ppcg_end, long ppcg_at0, ..)
     {
+      (void) n;     /* named by A's declaration, which the macros may expand without it */
       #pragma omp simd
       for (int c7 = ppcg_first; c7 < ppcg_end; c7++) {
         double reg_0 = 0.125 * (A[ppcg_at0 + 1][ppcg_at1][ppcg_at2 + c7] - ..;
