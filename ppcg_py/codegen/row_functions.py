@@ -35,6 +35,7 @@ the loops of a function whose header a macro writes or whose parameters are K&R'
 from __future__ import annotations
 
 import copy
+import itertools
 import re
 from dataclasses import dataclass, field
 
@@ -42,6 +43,8 @@ from pycparser import c_ast
 
 from ..extract.c_walk import identifier_names, nodes_of, variable_ids
 from ..extract.model import Surroundings
+from ..isl_c import integer
+from ..names import fresh_name
 from .printer import block_items, c_lines, c_text, declared_iterator, descend
 from .source import Source
 
@@ -236,19 +239,27 @@ def _rows(loop: c_ast.For, iterator: str) -> set[tuple[str, tuple[str, ...]]]:
     """The rows the loop addresses: (array, its other subscripts) of each element
     reference whose last subscript alone moves with the loop."""
     rows = set()
-    inner = {id(ref.name) for ref in nodes_of(loop, c_ast.ArrayRef)}      # a reference's own prefixes
-    for ref in nodes_of(loop, c_ast.ArrayRef):
-        if id(ref) in inner:
-            continue
-        subscripts, node = [], ref
-        while isinstance(node, c_ast.ArrayRef):
-            subscripts.append(node.subscript)
-            node = node.name
-        outer = subscripts[:0:-1]
-        if isinstance(node, c_ast.ID) and iterator in identifier_names(subscripts[0]) \
+    for base, chain in _references(loop):
+        *outer, last = (ref.subscript for ref in chain)
+        if isinstance(base, c_ast.ID) and iterator in identifier_names(last) \
                 and not any(iterator in identifier_names(s) for s in outer):
-            rows.add((node.name, tuple(c_text(s) for s in outer)))
+            rows.add((base.name, tuple(c_text(s) for s in outer)))
     return rows
+
+
+def _references(loop: c_ast.For) -> list[tuple[c_ast.Node, list[c_ast.ArrayRef]]]:
+    """Each element reference of the loop: what it subscripts (an array's ID) and its
+    ArrayRef nodes, one per subscript, outermost dimension first."""
+    prefixes = {id(ref.name) for ref in nodes_of(loop, c_ast.ArrayRef)}     # a reference's inner nodes
+    found = []
+    for ref in nodes_of(loop, c_ast.ArrayRef):
+        if id(ref) not in prefixes:
+            chain = []
+            while isinstance(ref, c_ast.ArrayRef):
+                chain.append(ref)
+                ref = ref.name
+            found.append((ref, chain[::-1]))
+    return found
 
 
 def _scalar_type(decl: c_ast.Decl) -> str | None:
@@ -275,11 +286,13 @@ def _rebased(loop: c_ast.For, own: set[str], taken: set[str]) -> tuple[c_ast.For
     starts: dict[str, str] = {}        # the C text of a part -> its parameter
     values: list[tuple[str, c_ast.Node]] = []
 
-    def parameter(part: c_ast.Node, name: str) -> c_ast.ID:
+    parts = itertools.count()
+
+    def parameter(part: c_ast.Node, name: str | None = None) -> c_ast.ID:
+        """The parameter that holds `part` (`name`, or the next `ppcg_atK`)."""
         text = c_text(part)
         if text not in starts:
-            numbered = name + str(sum(v.startswith(name) for v, _ in values)) if name.endswith("at") else name
-            starts[text] = _fresh(numbered, taken)
+            starts[text] = fresh_name(name or f"ppcg_at{next(parts)}", taken)
             values.append((starts[text], part))
         return c_ast.ID(starts[text])
 
@@ -297,7 +310,7 @@ def _rebased(loop: c_ast.For, own: set[str], taken: set[str]) -> tuple[c_ast.For
         moving = {a: c for a, c in terms.items() if identifier_names(atoms[a]) & own}
         fixed = {a: c for a, c in terms.items() if a not in moving}
         if fixed and not any(nodes_of(atoms[a], c_ast.ArrayRef) for a in fixed):
-            subscript: c_ast.Node = parameter(_sum(fixed, atoms), "ppcg_at")
+            subscript: c_ast.Node = parameter(_sum(fixed, atoms))
             if moving:
                 subscript = c_ast.BinaryOp("+", subscript, _sum(moving, atoms))
             ref.subscript = _plus(subscript, constant)
@@ -306,15 +319,7 @@ def _rebased(loop: c_ast.For, own: set[str], taken: set[str]) -> tuple[c_ast.For
 
 def _by_dimension(loop: c_ast.For) -> list[c_ast.ArrayRef]:
     """The loop's ArrayRef nodes (one per subscript), outermost dimensions first."""
-    inner = {id(ref.name) for ref in nodes_of(loop, c_ast.ArrayRef)}
-    chains = []
-    for ref in nodes_of(loop, c_ast.ArrayRef):
-        if id(ref) not in inner:
-            chain = []
-            while isinstance(ref, c_ast.ArrayRef):
-                chain.append(ref)
-                ref = ref.name
-            chains.append(chain[::-1])
+    chains = [chain for _, chain in _references(loop)]
     return [chain[d] for d in range(max(map(len, chains), default=0)) for chain in chains if d < len(chain)]
 
 
@@ -362,10 +367,10 @@ def _sum(terms: dict[str, int], atoms: dict[str, c_ast.Node]) -> c_ast.Node:
         term = copy.deepcopy(atoms[atom])
         if expression is None:      # the first term carries its sign: `-32 * c0`
             expression = term if coefficient == 1 else c_ast.UnaryOp("-", term) if coefficient == -1 else \
-                c_ast.BinaryOp("*", c_ast.Constant("int", str(coefficient)), term)
+                c_ast.BinaryOp("*", integer(coefficient), term)
             continue
         if abs(coefficient) != 1:
-            term = c_ast.BinaryOp("*", c_ast.Constant("int", str(abs(coefficient))), term)
+            term = c_ast.BinaryOp("*", integer(abs(coefficient)), term)
         expression = c_ast.BinaryOp("+" if coefficient > 0 else "-", expression, term)
     assert expression is not None
     return expression
@@ -375,11 +380,4 @@ def _plus(value: c_ast.Node, constant: int) -> c_ast.Node:
     """`value + constant` (`value - 1`, or `value` alone)."""
     if not constant:
         return value
-    return c_ast.BinaryOp("+" if constant > 0 else "-", value, c_ast.Constant("int", str(abs(constant))))
-
-
-def _fresh(name: str, taken: set[str]) -> str:
-    while name in taken:
-        name += "_"
-    taken.add(name)
-    return name
+    return c_ast.BinaryOp("+" if constant > 0 else "-", value, integer(abs(constant)))
