@@ -55,6 +55,27 @@ def test_stencils_get_split_tiles(tmp_path, kernel, tiles, cut, steps, launches,
         assert "its tile alone (262144 bytes) does not fit in shared memory" in proc.stderr
 
 
+LOAD = re.compile(r"\bshared_\w+(?:\[[^]]*\])+ = (?!shared_|private_)[A-Za-z_]\w*\[[^;]*\];")
+STORE = re.compile(r"(?<![\w.])(?!shared_|private_)[A-Za-z_]\w*\[[^;=]*\] = shared_\w+(?:\[[^]]*\])+;")
+
+
+@pytest.mark.parametrize("kernel", ["jacobi-1d", "jacobi-2d", "fdtd-2d"])
+def test_a_launch_copies_its_buffers_around_its_steps(tmp_path, kernel):
+    """A launch loads its buffers before its first barrier (the one right after the
+    loads) and stores them after its last (the last step's), once per launch, not inside
+    the steps' loop, where they would run at the first and last steps, whose values are
+    piecewise (memory/tree.py `launch_copies`)."""
+    proc, kernels, _ = cuda_outputs(tmp_path, kernel_source(kernel), "--hybrid")
+    assert proc.returncode == 0, proc.stderr
+    for body in re.split(r"__global__ void ", kernels)[1:]:
+        first, last = body.index("__syncthreads();"), body.rindex("__syncthreads();")
+        loads, stores = list(LOAD.finditer(body)), list(STORE.finditer(body))
+        assert loads and stores, body[:600]
+        assert all(m.start() < first for m in loads), body
+        assert all(m.start() > last for m in stores), body
+        assert body.index("for (", first) < last       # the steps' loop between them
+
+
 @pytest.mark.parametrize("option, reason", [
     ("--no-shared-memory", None),
     ("--warp-shuffles", "its neighbours come by warp shuffles"),

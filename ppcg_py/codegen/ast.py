@@ -169,6 +169,12 @@ class ScopAst:
     launches: dict[str, Launch] = field(default_factory=dict)
     blocks: dict = field(default_factory=dict)  # the C target's register blocks, by mark annotation
     warnings: tuple[str, ...] = ()              # what the AST stage had to give up (C target)
+    # by kernel: the ASTs of the loads and of the stores of its launch's buffers (either
+    # None), printed before and after the launch's steps (memory/tree.py `launch_copies`)
+    launch_copies: dict[str, tuple[isl.AstNode | None, isl.AstNode | None]] = field(default_factory=dict)
+    # by the annotation of such a launch's mark: the values of the loops around it that the
+    # copies use, by name (`_outer_values`)
+    launch_values: dict[str, tuple[tuple[str, isl.AstExpr], ...]] = field(default_factory=dict)
 
 
 def build_ast(scheduled: GpuSchedule, memory: MemoryPlan) -> ScopAst:
@@ -330,7 +336,8 @@ def without_unrolling(schedule: isl.Schedule) -> isl.Schedule:
 
 
 def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, before_mark=None,
-                  after_mark=None, *, launches: bool = False) -> isl.AstNode:
+                  after_mark=None, *, launches: bool = False, context: isl.Set | None = None,
+                  first_iterator: int = 0) -> isl.AstNode:
     """isl's AST of `schedule`, with its leaves anchored (`isl_workarounds.anchored_leaves`),
     the loops named from `scheduled.names`, and the callbacks run under a guard (an
     exception inside an isl callback corrupts the heap: it is raised again here).
@@ -346,11 +353,14 @@ def ast_from_tree(scheduled: ScheduledScop, schedule: isl.Schedule, at_domain, b
     code with launches until that is understood; the kernels' statements at one value
     of an inner loop are put apart by the schedule instead
     (`schedule.distribute.statements_apart`). Code without launches (the C target)
-    builds with it off, as PPCG."""
+    builds with it off, as PPCG.
+
+    `context` replaces the SCoP's where more is known (a launch's copies: the ids'
+    ranges); the loops are named from the iterator `first_iterator` on."""
     scop = scheduled.scop
     guard = CallbackGuard()
-    build = isl.AstBuild.from_context(scop.context)
-    build = build.set_iterators(iterator_ids(scop.ctx, scheduled.names.iterators(64)))
+    build = isl.AstBuild.from_context(scop.context if context is None else context)
+    build = build.set_iterators(iterator_ids(scop.ctx, scheduled.names.iterators(64 + first_iterator)[first_iterator:]))
     handles = []
     build, handle = build.set_at_each_domain(guard.wrap(at_domain, lambda node, _b: node))
     handles.append(handle)
@@ -408,7 +418,28 @@ class _AstBuilder:
         self.result.root = root
         for key, iterators in _iterators_around_marks(root).items():
             self.result.launches[key] = replace(self.result.launches[key], host_iterators=iterators)
+        for memory in self.memory.kernels:
+            if memory.launch_loads is not None or memory.launch_stores is not None:
+                self.result.launch_copies[memory.kernel] = (self._launch_copies(memory, memory.launch_loads),
+                                                            self._launch_copies(memory, memory.launch_stores))
         return self.result
+
+    def _launch_copies(self, memory: KernelMemory, schedule: isl.Schedule | None) -> isl.AstNode | None:
+        """The AST of a launch's loads or stores (memory/tree.py `launch_copies`): the
+        values of the loops outside its steps (c0..) and the ids are parameters, the ids
+        in their ranges; the loops over elements are named after those outer loops."""
+        if schedule is None:
+            return None
+        kernel = self.kernels[memory.kernel]
+        ids = kernel.id_ranges()
+        context = self.scop.context.align_params(ids.get_space()).intersect(ids.align_params(
+            self.scop.context.get_space()))
+        self.kernel = memory
+        try:
+            return ast_from_tree(self.scheduled, schedule, self._at_domain, context=context,
+                                 first_iterator=kernel.host_depth - 1)
+        finally:
+            self.kernel = None
 
     # -- callbacks --------------------------------------------------------
     def _before_mark(self, mark: isl.Id, build: isl.AstBuild) -> None:
@@ -421,6 +452,13 @@ class _AstBuilder:
         self.kernel = None
         name = node.mark_get_id().get_name()
         if in_one_block(name):                  # printed by codegen/device_loop.py: its kernels are inside
+            kernel = next((self.kernels[m.kernel] for m in self.memory.kernels
+                           if (m.launch_loads is not None or m.launch_stores is not None)
+                           and self.kernels[m.kernel].launched_in == name), None)
+            if kernel is not None:
+                key = f"{name}@{len(self.result.launch_values)}"
+                self.result.launch_values[key] = _outer_values(kernel, build, self.scheduled.names.iterator)
+                return node.set_annotation(isl.Id(key, context=self.scop.ctx))
             return node.set_annotation(isl.Id(name, context=self.scop.ctx))
         kernel = self.kernels[name]
         key = f"{kernel.name}@{len(self.result.launches)}"
@@ -488,12 +526,12 @@ class _AstBuilder:
 
     def _copy(self, group: ArrayGroup, read: bool, instance: isl.PwMultiAff, build: isl.AstBuild) -> CopyCall:
         """K_read_G[c0, .., e..]: the outer loop values are the instance's first dimensions."""
-        first = instance.dim(isl.dim_type.out) - group.rank
+        first = instance.dim(isl.dim_type.out) - group.rank    # none in a launch's copies: parameters
         elements = [instance.get_pw_aff(first + k) for k in range(group.rank)]
         outer = isl.Map.from_pw_multi_aff(instance)
-        local = _in_buffer(group, elements, _first(outer, group.level), build, self.scheduled.names.iterator)
+        local = _in_buffer(group, elements, _first(outer, first), build, self.scheduled.names.iterator)
         array = Subscript(group.array, tuple(build.expr_from_pw_aff(e) for e in elements))
-        owned = _ownership(self.kernels[self.kernel.kernel], outer, group.level, build)
+        owned = _ownership(self.kernels[self.kernel.kernel], outer, first, build)
         return CopyCall(local, array, owned) if read else CopyCall(array, local, owned)
 
 
@@ -510,6 +548,26 @@ class _AstBuilder:
             return call
         copy = self._copy(group, False, instance, build)    # the location, as a copy back would write it
         return replace(call, target=copy.target, owned=copy.owned)
+
+
+def _outer_values(kernel: Kernel, build: isl.AstBuild, prefix: str) -> tuple[tuple[str, isl.AstExpr], ...]:
+    """At a launch of split tiles with buffers, the values of the loops outside its steps'
+    loop (c0 .. ), which its copies use, each by its name and as an expression of the
+    host code there. isl drops a loop of one value (the expression is then that value);
+    a loop whose iterator is not its value (isl numbers a strided loop's iterations:
+    memory/launch_buffers.py admits none) would give its name two meanings."""
+    depth = kernel.host_depth - 1
+    here = build.get_schedule().intersect_domain(kernel.domain)
+    values = isl.Map.from_union_map(here.reverse().apply_range(kernel.host_schedule))
+    values = isl.PwMultiAff.from_map(values.project_out(isl.dim_type.out, depth, 1))
+    found = []
+    for k in range(depth):
+        name, value = f"{prefix}{k}", build.expr_from_pw_aff(values.get_pw_aff(k))
+        if re.search(rf"\b{name}\b", value.to_C_str()) and value.to_C_str() != name:
+            raise RuntimeError(f"the loop around a launch with buffers at depth {k} runs {name} for the value "
+                               f"{value.to_C_str()}")
+        found.append((name, value))
+    return tuple(found)
 
 
 def _lane_shuffles(rows: list[NeighbourShuffle], kernel: Kernel, references: dict[str, Subscript],

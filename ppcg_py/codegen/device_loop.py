@@ -26,10 +26,11 @@ from pycparser import c_ast
 from ..isl_c import call as call_node
 from ..isl_c import c_node, integer, is_constant
 from ..memory import KernelMemory
+from ..schedule.gpu import Kernel
 from ..schedule.gpu.device_loops import HYBRID_LAUNCH
 from .ast import Launch, ScopAst, control_children, in_one_block, loop_iterator
 from .common import KernelArgument
-from .printer import AstPrinter, Dim3, KernelLaunch, declaration
+from .printer import AstPrinter, Dim3, KernelLaunch, declaration, parameter
 
 NODE = isl.ast_node_type
 # what one block may declare statically (CUDA's limit without opting in to more)
@@ -113,8 +114,14 @@ def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: C
         return _inlined(launch, declarations(kernel_name), AstPrinter(statements).statements(launch.body))
 
     body = AstPrinter(statements, inlined).statements(mark.mark_get_node())
-    body = [d for kernel in dict.fromkeys(launch.kernel.name for launch in launches)
-            for d in launch_declarations(kernel)] + body
+    kernels = list(dict.fromkeys(launch.kernel for launch in launches))
+    for kernel in kernels:
+        loads, stores = ast.launch_copies.get(kernel.name, (None, None))
+        if loads is not None:
+            body = _copies(kernel, AstPrinter(statements).statements(loads)) + [call_node("__syncthreads")] + body
+        if stores is not None:      # the last step's barrier comes before them
+            body = body + _copies(kernel, AstPrinter(statements).statements(stores))
+    body = [d for kernel in kernels for d in launch_declarations(kernel.name)] + body
     bound = loop_iterators(mark.mark_get_node())
     seen: dict[str, KernelArgument] = {}
     for launch in launches:
@@ -125,6 +132,10 @@ def device_loop_kernel(name: str, mark: isl.AstNode, ast: ScopAst, statements: C
             # an array one inlined kernel only reads and another writes: the writer's (not const)
             if param not in seen or _points_to_const(seen[param]) and not _points_to_const(argument):
                 seen[param] = argument
+    # the values of the loops around the launch that its buffers' copies use (where isl
+    # dropped a loop of one value, its value)
+    for name_k, value in ast.launch_values.get(mark.get_annotation().get_name(), ()):
+        seen[name_k] = KernelArgument(parameter("int", name_k), c_node(value))
     return DeviceLoopKernel(name, threads, body, list(seen.values()), block, grid)
 
 
@@ -165,6 +176,13 @@ def _inlined(launch: Launch, declarations: list[c_ast.Node], statements: list[c_
     if not is_constant(guard, 1):
         body = c_ast.If(guard, body, None)
     return [body, call_node("__syncthreads")]
+
+
+def _copies(kernel: Kernel, statements: list[c_ast.Node]) -> list[c_ast.Node]:
+    """The loads or stores of the buffers that last a launch of split tiles, in a block
+    that names the ids as the steps' kernels do."""
+    ids = id_declarations(kernel.block_ids, "blockIdx") + id_declarations(kernel.thread_ids, "threadIdx")
+    return [c_ast.Compound(ids + statements)]
 
 
 def id_declarations(names: tuple[str, ...], built_in: str) -> list[c_ast.Decl]:

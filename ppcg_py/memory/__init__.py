@@ -5,15 +5,15 @@ from collections import Counter
 from dataclasses import replace
 
 from ..options import Options
-from ..schedule.gpu import GpuSchedule
+from ..schedule.gpu import GpuSchedule, Kernel
 from .device_arrays import DeviceArray, extent_set
 from .groups import ArrayGroup, KernelMemory, partials_per_row, plan_kernel
 from .launch_buffers import with_launch_buffers
 from .shuffles import NeighbourShuffle
 from .host_syncs import HostSync, plan_host_syncs, with_host_syncs
 from .transfers import MemoryPlan, plan_transfers
-from .tree import (copy_statement, orders_global_memory, reduction_statement, reduction_steps, transfer_statement,
-                   with_copies)
+from .tree import (copy_statement, launch_copies, orders_global_memory, reduction_statement, reduction_steps,
+                   transfer_statement, with_copies)
 
 __all__ = ["ArrayGroup", "DeviceArray", "HostSync", "KernelMemory", "MemoryPlan", "NeighbourShuffle",
            "copy_statement", "extent_set", "orders_global_memory", "partials_per_row", "plan_memory",
@@ -31,6 +31,7 @@ def plan_memory(scheduled: GpuSchedule, options: Options) -> MemoryPlan:
     kernels = tuple(with_launch_buffers(scheduled.scop, k, plan_kernel(scheduled.scop, k, options, scheduled.names, host),
                                         options, scheduled.names.iterator, alone=launches[k.launched_in] == 1)
                     for k in scheduled.kernels)
+    kernels = tuple(_with_launch_copies(k, m, options) for k, m in zip(scheduled.kernels, kernels))
     on_device = tuple(d for d in plan.arrays
                       if d.array.name not in host and not _in_threads_only(d.array.name, kernels))
     between = frozenset(s.name for s in scheduled.scop.statements if s.calls) - ends.statements
@@ -42,6 +43,15 @@ def plan_memory(scheduled: GpuSchedule, options: Options) -> MemoryPlan:
                            unroll_copy_shared=options.unroll_copy_shared,
                            unroll_gpu_tile=options.unroll_gpu_tile)
     return replace(plan, arrays=on_device, kernels=kernels, schedule=schedule, syncs=syncs)
+
+
+def _with_launch_copies(kernel: Kernel, memory: KernelMemory, options: Options) -> KernelMemory:
+    """`memory` with the schedules of its launch's loads and stores, where it has buffers
+    that last the launch."""
+    if not any(g.whole_launch for g in memory.groups):
+        return memory
+    loads, stores = launch_copies(kernel, memory, unroll=options.unroll_copy_shared)
+    return replace(memory, launch_loads=loads, launch_stores=stores)
 
 
 def _in_threads_only(array: str, kernels: tuple[KernelMemory, ...]) -> bool:

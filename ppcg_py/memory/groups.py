@@ -68,7 +68,8 @@ class ArrayGroup:
     blocks: str = ""
     grid: int = 0                 # "reduction" spread over blocks: the most blocks a launch has
     # "shared" for a whole launch of split tiles (launch_buffers.py): declared once by the
-    # launch's function, loaded by its first step's kernel and stored by its last step's
+    # launch's function, loaded before its steps' loop and stored after it (`level`: the
+    # depth of the loops outside the steps')
     whole_launch: bool = False
 
     def partials_per_row(self, block_x: int) -> int:
@@ -105,9 +106,10 @@ class KernelMemory:
     kernel: str
     groups: tuple[ArrayGroup, ...]
     shuffles: tuple[NeighbourShuffle, ...] = ()   # neighbours passed by warp shuffles (shuffles.py)
-    # with buffers that last its launch of split tiles: the host loop values of the
-    # launch's first and last steps, where they are loaded and stored (launch_buffers.py)
-    launch_ends: tuple[isl.Set, isl.Set] | None = None
+    # the loads and the stores of the buffers that last its launch of split tiles, before
+    # and after the launch's steps (tree.py `launch_copies`)
+    launch_loads: isl.Schedule | None = None
+    launch_stores: isl.Schedule | None = None
 
     @property
     def shared_bytes(self) -> int:

@@ -3,10 +3,9 @@
 A launch of split tiles (schedule/gpu/hybrid.py) runs a band of time steps: each
 block runs one tile at every step, a barrier between the steps. The kernel of one
 step reads what the block's own threads wrote at the steps before, so the tile's
-data can stay in shared memory for the whole launch: loaded once, by the kernel of
-the launch's first step before its statements, and stored once, by the kernel of its
-last step after them (memory/tree.py `_launch_copies`). The per-step placement
-(groups.py) cannot see that reuse: a buffer there lives for one step.
+data can stay in shared memory for the whole launch: loaded once, before the steps'
+loop, and stored once, after it (memory/tree.py `launch_copies`). The per-step
+placement (groups.py) cannot see that reuse: a buffer there lives for one step.
 
 Why it is correct: the tiles of one launch are independent (hybrid.py checks every
 dependence between in-bounds instances: none joins two tiles of one launch). So an
@@ -34,7 +33,6 @@ from ..extract.model import Array, Scop, extent_set
 from ..gpu_targets import GPUS
 from ..isl_budget import LIMITS, refinement
 from ..isl_context import locals_preserved
-from ..isl_workarounds import dims_as_params
 from ..options import Options
 from ..schedule.gpu import Kernel
 from ..schedule.gpu.device_loops import HYBRID_LAUNCH
@@ -52,23 +50,6 @@ def launch_level(kernel: Kernel) -> int | None:
     return kernel.host_depth - 1
 
 
-def launch_ends(kernel: Kernel) -> tuple[isl.Set, isl.Set]:
-    """The host loop values [c0, .., cL] of the first and of the last step of the
-    kernel's launch (cL: the steps' loop), at each value of the loops outside it."""
-    steps = isl.Set.from_union_set(kernel.host_schedule.intersect_domain(kernel.domain).range())
-    outside = steps.dim(isl.dim_type.set) - 1
-    by_outer = isl.Map.from_range(steps).move_dims(isl.dim_type.in_, 0, isl.dim_type.out, 0, outside)
-    return by_outer.lexmin().wrap().flatten(), by_outer.lexmax().wrap().flatten()
-
-
-def _at_step(elements: isl.Set, step: isl.Set, prefix: str) -> isl.Set:
-    """`elements` (parameters c0.. outside the steps' loop) copied at `step` (the host
-    loop values, the steps' loop last), as a set with that loop's value a parameter too."""
-    values = dims_as_params(step, isl.dim_type.set, step.dim(isl.dim_type.set), prefix)
-    elements = elements.align_params(values.get_space())
-    return elements.intersect_params(values.align_params(elements.get_space())).coalesce()
-
-
 def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, options: Options,
                         prefix: str, *, alone: bool = True) -> KernelMemory:
     """`memory` with the arrays of a launch of split tiles in shared buffers that last
@@ -78,26 +59,35 @@ def with_launch_buffers(scop: Scop, kernel: Kernel, memory: KernelMemory, option
     if level is None or not options.use_shared_memory or not alone:
         return memory
     ctx = kernel.domain.get_ctx()
-    owned = refinement(ctx, LIMITS.launch_buffer, lambda: _one_tile_per_block(scop, kernel))
-    found = isinstance(owned, isl.UnionSet)
-    ends = refinement(ctx, LIMITS.launch_buffer, lambda: launch_ends(kernel)) if found else None
-    if ends is None:
-        why = "a block may run several tiles" if isinstance(owned, str) else \
-            f"isl failed, or needed more than {LIMITS.launch_buffer} operations, on the launch's tiles or steps"
+    owned = "strided" if _strided_outside(kernel, level) else \
+        refinement(ctx, LIMITS.launch_buffer, lambda: _one_tile_per_block(scop, kernel))
+    if not isinstance(owned, isl.UnionSet):
+        why = "a loop around the launch takes every k-th value only" if owned == "strided" else \
+            "a block may run several tiles" if isinstance(owned, str) else \
+            f"isl failed, or needed more than {LIMITS.launch_buffer} operations, on the launch's tiles"
         return replace(memory, groups=tuple(_noted(g, f"no buffer across the launch's steps: {why}")
                                             for g in memory.groups))
     tile = replace(kernel, domain=kernel.domain.intersect(owned))
     budget = min(options.max_shared_memory, GPUS[options.gpu].shared_per_block)
-    placed, notes = _buffers(scop, tile, memory, level, prefix, ends, budget)
+    placed, notes = _buffers(scop, tile, memory, level, prefix, budget)
     if any(g.placement == "shared" and g.array not in placed and
            any(o.array == g.array and o.placement not in ("global", "shared") for o in memory.groups)
            for g in memory.groups):
         return memory       # a step's buffer would go to global memory beside a register copy of its array
-    return replace(memory, groups=_regrouped(scop, memory, placed, notes), launch_ends=ends if placed else None)
+    return replace(memory, groups=_regrouped(scop, memory, placed, notes))
+
+
+def _strided_outside(kernel: Kernel, level: int) -> bool:
+    """Whether a loop outside the launch's steps' loop takes every k-th value only
+    (k > 1): isl may then number its iterations, where the launch's copies use the
+    loops' values by the loops' names (codegen/ast.py checks that they may)."""
+    values = isl.Set.from_union_set(kernel.host_schedule.intersect_domain(kernel.domain).range())
+    values = values.project_out(isl.dim_type.set, level, values.dim(isl.dim_type.set) - level)
+    return any(values.get_stride(k).to_python() != 1 for k in range(level))
 
 
 def _buffers(scop: Scop, tile: Kernel, memory: KernelMemory, level: int, prefix: str,
-             ends: tuple[isl.Set, isl.Set], budget: int) -> tuple[dict[str, ArrayGroup], dict[str, str]]:
+             budget: int) -> tuple[dict[str, ArrayGroup], dict[str, str]]:
     """The launch's buffer of each array that gets one, in the order of `memory`'s groups
     while the `budget` (bytes of shared memory) lasts, and why each other candidate has
     none."""
@@ -121,7 +111,7 @@ def _buffers(scop: Scop, tile: Kernel, memory: KernelMemory, level: int, prefix:
         # and crash where the sizes are constants unless it keeps their existentials
         with locals_preserved(ctx):
             found = refinement(ctx, LIMITS.launch_buffer, lambda: _launch_group(
-                scop, tile, array, frozenset().union(*(g.refs for g in mine)), level, prefix, ends)) or \
+                scop, tile, array, frozenset().union(*(g.refs for g in mine)), level, prefix)) or \
                 f"isl failed, or needed more than {LIMITS.launch_buffer} operations, on its elements across " \
                 "the launch's steps"
         if isinstance(found, str) or found.bytes > budget:
@@ -205,11 +195,11 @@ def _one_tile_per_block(scop: Scop, kernel: Kernel) -> isl.UnionSet | str:
     return kernel.block_schedule.intersect_range(isl.UnionSet.from_set(own)).domain()
 
 
-def _launch_group(scop: Scop, tile: Kernel, array: str, tags: frozenset[str], level: int, prefix: str,
-                  ends: tuple[isl.Set, isl.Set]) -> ArrayGroup | str:
+def _launch_group(scop: Scop, tile: Kernel, array: str, tags: frozenset[str], level: int,
+                  prefix: str) -> ArrayGroup | str:
     """The buffer of `array` for one block's tile across the launch, or why there is none:
-    loaded at the launch's first step, stored at its last (`ends`, the same for every
-    block, as the barriers beside the copies must be)."""
+    loaded before the steps' loop and stored after it, at the depth of the loops outside
+    it (`level`: the copies' elements are functions of those loops and the block ids)."""
     refs = [r for r in kernel_references(scop, tile) if r.tag in tags]
     if not refs:        # fuzz 2881:150: no instance of its statements runs in a block's own tile
         return "no reference in a block's own tile"
@@ -225,13 +215,10 @@ def _launch_group(scop: Scop, tile: Kernel, array: str, tags: frozenset[str], le
     if box is None:
         return "no box of constant size across the launch's steps"
     reads, writes = any(r.reads for r in refs), any(r.writes for r in refs)
-    first, last = ends
-    loaded = _at_step(box_elements(box, declared, scop), first, prefix) if reads else None
+    loaded = box_elements(box, declared, scop) if reads else None
     written = union_relation(refs, writes_only=True)
-    stored = _at_step(_convex(elements_per_level(tile, written, level, prefix, False)), last, prefix) \
-        if writes else None
-    # copied in the kernel of the launch's first and last steps: at the kernel's host depth
-    return ArrayGroup(array, tags, "shared", level=level + 1, box=box, copy_in=loaded, copy_out=stored,
+    stored = _convex(elements_per_level(tile, written, level, prefix, False)) if writes else None
+    return ArrayGroup(array, tags, "shared", level=level, box=box, copy_in=loaded, copy_out=stored,
                       element_type=declared.element_type, whole_launch=True,
                       reason=f"reuse across the launch's steps: loaded before the first, "
                              f"stored after the last ({box_size(box)} elements per tile)")

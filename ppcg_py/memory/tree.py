@@ -115,28 +115,52 @@ def _kernel_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory,
         schedule = _grafted(target, inits + before, after + combinations).get_schedule()
     if memory.shuffles:
         schedule = _full_tiles_apart(schedule, kernel, frozenset(s.statement for s in memory.shuffles))
-    # last: around everything the steps' kernel does
-    return _launch_copies(schedule, kernel, memory, prefix, unroll=unroll_copy_shared)
+    return schedule
 
 
-def _launch_copies(schedule: isl.Schedule, kernel: Kernel, memory: KernelMemory, prefix: str, *,
-                   unroll: bool) -> isl.Schedule:
-    """The loads of the buffers that last a launch of split tiles (memory/launch_buffers.py)
-    and a barrier at the launch's first step, a barrier and their stores at its last: in
-    the kernel's tree of those steps, around everything else (below the block filter)."""
+def launch_copies(kernel: Kernel, memory: KernelMemory, *,
+                  unroll: bool = False) -> tuple[isl.Schedule | None, isl.Schedule | None]:
+    """The loads and the stores of the buffers that last a launch of split tiles
+    (memory/launch_buffers.py), each a schedule of its own over the copied elements, whose
+    parameters are the values of the loops outside the steps' loop (c0..) and the block
+    and thread ids: codegen prints the loads before the launch's steps' loop, a barrier
+    after them, and the stores after the loop, which the last step's barrier precedes
+    (codegen/device_loop.py). Inside the main tree they would run in the kernels of the
+    first and the last step, whose values are piecewise (the band's end, the time loop's
+    or the grid's): isl's AST of that took most of fdtd-2d's compile time. Nor can they
+    be trees of the kernel's grafted beside the steps: an extension node must not bring
+    the ids in above the context node that introduces them (isl then tests them around
+    the steps, whose barriers must not diverge), and isl grafts nothing below one."""
     groups = [g for g in memory.groups if g.whole_launch]
-    if not groups:
-        return schedule
-    level = groups[0].level
-    before = [_copy(kernel, g, level, prefix, read=True, unroll=unroll) for g in groups if g.copy_in is not None]
-    first, last = memory.launch_ends
-    before.append(piece_at(first, f"{kernel.name}_launch_sync_0"))
-    after = [piece_at(last, f"{kernel.name}_launch_sync_1")]
-    after += [_copy(kernel, g, level, prefix, read=False, unroll=unroll) for g in groups if g.copy_out is not None]
-    node = kernel_mark(schedule.get_root(), kernel.name)
-    while node.get_type() != NT.filter:      # mark, context, block filter
-        node = node.child(0)
-    return _grafted(node.child(0), before, after).get_schedule()
+    return (_copies(kernel, [g for g in groups if g.copy_in is not None], read=True, unroll=unroll),
+            _copies(kernel, [g for g in groups if g.copy_out is not None], read=False, unroll=unroll))
+
+
+def _copies(kernel: Kernel, groups: list[ArrayGroup], *, read: bool, unroll: bool) -> isl.Schedule | None:
+    """A schedule of the groups' copies, one after the other, each over its elements."""
+    domains, bands = [], []
+    for group in groups:
+        name = copy_statement(kernel.name, group, read=read)
+        instances = _spread_over_threads(kernel, group, group.copy_in if read else group.copy_out)
+        instances = instances.set_tuple_name(name).coalesce()
+        if not instances.is_empty():
+            dims = ", ".join(f"x{k}" for k in range(group.rank))
+            domains.append(isl.UnionSet.from_set(instances))
+            bands.append(isl.MultiUnionPwAff.from_union_map(isl.UnionMap.read_from_str(   # parameter-free
+                instances.get_ctx(), f"{{ {name}[{dims}] -> [{dims}] }}")))
+    if not domains:
+        return None
+    domain = domains[0]
+    for more in domains[1:]:
+        domain = domain.union(more)
+    node = isl.Schedule.from_domain(domain).get_root().child(0)
+    if len(domains) > 1:
+        node = node.insert_sequence(union_set_list(domains)).child(0).child(0)
+    for k, band in enumerate(bands):
+        if k:
+            node = node.parent().parent().child(k).child(0)
+        node = _copy_band(node, band, unroll)
+    return node.get_schedule()
 
 
 def _full_tiles_apart(schedule: isl.Schedule, kernel: Kernel, statements: frozenset[str]) -> isl.Schedule:
@@ -345,19 +369,19 @@ def graft_pieces(pieces: list[_Piece]) -> isl.ScheduleNode:
     if len(pieces) > 1:
         node = node.insert_sequence(union_set_list([p.domain for p in pieces]))
         for k, p in enumerate(pieces):
-            node = _copy_band(node.child(k).child(0), p).parent().parent()
+            node = _copy_band(node.child(k).child(0), p.band, p.unroll).parent().parent()
     else:
-        node = _copy_band(node, pieces[0])
+        node = _copy_band(node, pieces[0].band, pieces[0].unroll)
     while node.has_parent():
         node = node.parent()
     return node
 
 
-def _copy_band(node: isl.ScheduleNode, piece: _Piece) -> isl.ScheduleNode:
-    if piece.band is None:
+def _copy_band(node: isl.ScheduleNode, band: isl.MultiUnionPwAff | None, unroll: bool) -> isl.ScheduleNode:
+    if band is None:
         return node
-    node = node.insert_partial_schedule(piece.band)
-    if piece.unroll:
+    node = node.insert_partial_schedule(band)
+    if unroll:
         for k in range(node.band_n_member()):
             node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)
     return node
