@@ -176,11 +176,11 @@ def test_polybench_heat_3d_built_at_another_size_than_compiled(tmp_path):
     assert dumps[0] == dumps[1] and "begin dump: A" in dumps[0]
 
 
-def _header(tmp_path: Path, text: str, function: str = "f"):
+def _header(tmp_path: Path, text: str):
     path = tmp_path / "f.c"
     path.write_text(text)
     scop = extract_scops(str(path), isl.Context())[0]
-    return function_header(Source(text), scop.surroundings, function)
+    return function_header(Source(text), scop)
 
 
 _BODY = "{\n#pragma scop\n  for (int i = 0; i < n; i++)\n    A[i][0] = 1.0;\n#pragma endscop\n}\n"

@@ -200,8 +200,8 @@ def generate_c(source_path: str, source_text: str, scops: list[tuple[CpuSchedule
     for scheduled, ast in scops:
         scop = scheduled.scop
         indent = text.indent(scop.start_line)
-        header = function_header(text, scop.surroundings, scop.function) if row_functions else None
-        values = dict(zip(scop.parameters, scop.parameter_types)) | dict(scop.scalars_read_only)
+        header = function_header(text, scop) if row_functions else None
+        values = scop.value_types
         comment = f"/* a row loop of the SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line}), " \
             "alone so that gcc keeps its many row pointers in registers */"
         rows = RowFunctions(header, f"ppcg_rows_{scop.start_line}_", comment, values) if header is not None else None

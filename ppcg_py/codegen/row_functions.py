@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from ..extract.c_walk import identifier_names, nodes_of, variable_ids
-from ..extract.model import Surroundings
+from ..extract.model import Scop
 from ..isl_c import integer
 from ..names import fresh_name
 from .printer import block_items, c_lines, c_text, declared_iterator, descend
@@ -76,14 +76,15 @@ class FunctionHeader:
     file_scope: frozenset[str]
 
 
-def function_header(source: Source, surroundings: Surroundings | None, function: str) -> FunctionHeader | None:
+def function_header(source: Source, scop: Scop) -> FunctionHeader | None:
     """The header of the SCoP's function in the input, or None where its text is not
     plainly `specifiers name(declaration, ..)` (a macro writes it, a K&R definition)."""
+    surroundings = scop.surroundings
     if surroundings is None or surroundings.parameters is None:
         return None
     line = surroundings.function_line
-    text = "\n".join(source.line(k) for k in range(line, len(source.lines) + 1))
-    name = re.search(rf"\b{re.escape(function)}\s*\(", text)
+    text = "\n".join(source.line(k) for k in range(line, scop.start_line))    # the header ends before the SCoP
+    name = re.search(rf"\b{re.escape(scop.function)}\s*\(", text)
     if name is None or "\n" in text[:name.start()] or not _only_specifiers(text[:name.start()]):
         return None
     declarations = _parameter_texts(text, name.end())

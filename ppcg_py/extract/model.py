@@ -220,6 +220,12 @@ class Scop:
         raise KeyError(name)
 
     @property
+    def value_types(self) -> dict[str, str]:
+        """The C type of each value the SCoP only reads, by name: its parameters and its
+        read-only scalars (what a function of its code gets by value)."""
+        return dict(zip(self.parameters, self.parameter_types)) | dict(self.scalars_read_only)
+
+    @property
     def domain(self) -> isl.UnionSet:
         result = isl.UnionSet.empty(self.context.get_space())
         for stmt in self.statements:

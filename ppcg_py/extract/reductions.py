@@ -230,8 +230,7 @@ def _kind(node: c_ast.Node, stmt: Statement, scop: Scop) -> str:
     """'int', 'float' or 'double': the arithmetic type of an operand (C's conversions)."""
     arrays = {acc.tag: acc.array for acc in stmt.accesses}
     types = {a.name: a.element_type for a in scop.arrays}
-    names = {**dict(zip(scop.parameters, scop.parameter_types)), **dict(scop.scalars_read_only),
-             **{it: "int" for it in stmt.iterators}}
+    names = scop.value_types | {it: "int" for it in stmt.iterators}
     copied = copy.deepcopy(node)
 
     def swap(n: c_ast.Node) -> c_ast.Node:
