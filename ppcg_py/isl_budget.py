@@ -61,6 +61,12 @@ class IslLimits:
     kernel the check that a block runs one tile; then the array stays in global
     memory. A fuzzed launch of five statements under modulo guards took isl minutes."""
 
+    kernel_work: int = 2_000_000
+    """A kernel's operations and DRAM bytes for `-v`/`--report` and `--timing` (its
+    instances' boxes, its arrays' largest box per launch): about 1M for seidel-2d's, less
+    for PolyBench's other kernels; a fuzzed kernel's parametric extents took isl over ten minutes (fuzz
+    2979:176, `-v`). Then the report says the work is not counted."""
+
     path_costs: int = 5_000_000
     """The counts of a SCoP's run-time choice between device and host (instances,
     operations and bytes of each kernel): at most 150,000 on PolyBench's kernels, with

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import islpy as isl
@@ -133,6 +134,15 @@ def test_minus_v_reports_work_intensity_and_roofline(tmp_path, capsys):
 def test_without_fixed_parameters_the_work_is_left_to_run_time(tmp_path, capsys):
     lines = _report(tmp_path, capsys)
     assert lines and all("depends on the parameters" in line for line in lines), lines
+
+
+def test_counts_past_their_isl_bound_are_not_counted(tmp_path, capsys, monkeypatch):
+    """isl's work on a kernel's counts is bounded (a fuzzed kernel's parametric extents
+    took over ten minutes of `-v`): past it, the report says so and the compilation goes on."""
+    from ppcg_py.schedule.gpu import work
+    monkeypatch.setattr(work, "LIMITS", replace(work.LIMITS, kernel_work=50))
+    lines = _report(tmp_path, capsys, "--ctx", "[n, steps] -> { : n = 293 and steps = 7 }")
+    assert len(lines) == 3 and all("work: not counted" in line for line in lines), lines
 
 
 def test_the_card_of_the_roofline_is_gpu(tmp_path, capsys):

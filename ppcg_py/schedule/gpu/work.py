@@ -24,6 +24,7 @@ from pycparser import c_ast
 
 from ...extract.model import Scop, Statement
 from ... import points
+from ...isl_budget import LIMITS, refinement
 from ...isl_context import maps_of
 from ...gpu_targets import GpuTarget
 from .kernels import Kernel
@@ -207,12 +208,9 @@ class KernelWork:
 
 
 def kernel_work(scop: Scop, kernel: Kernel) -> KernelWork | None:
-    """The kernel's work, or None where isl cannot count it (the report then says so,
-    and --timing records no work for it)."""
-    try:
-        return _kernel_work(scop, kernel)
-    except isl.Error:
-        return None
+    """The kernel's work, or None where isl cannot count it within its bound
+    (`LIMITS.kernel_work`): the report then says so, and --timing records no work for it."""
+    return refinement(scop.ctx, LIMITS.kernel_work, lambda: _kernel_work(scop, kernel))
 
 
 def _kernel_work(scop: Scop, kernel: Kernel) -> KernelWork:
