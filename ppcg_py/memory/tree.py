@@ -138,29 +138,13 @@ def launch_copies(kernel: Kernel, memory: KernelMemory, *,
 
 def _copies(kernel: Kernel, groups: list[ArrayGroup], *, read: bool, unroll: bool) -> isl.Schedule | None:
     """A schedule of the groups' copies, one after the other, each over its elements."""
-    domains, bands = [], []
-    for group in groups:
-        name = copy_statement(kernel.name, group, read=read)
-        instances = _spread_over_threads(kernel, group, group.copy_in if read else group.copy_out)
-        instances = instances.set_tuple_name(name).coalesce()
-        if not instances.is_empty():
-            dims = ", ".join(f"x{k}" for k in range(group.rank))
-            domains.append(isl.UnionSet.from_set(instances))
-            bands.append(isl.MultiUnionPwAff.from_union_map(isl.UnionMap.read_from_str(   # parameter-free
-                instances.get_ctx(), f"{{ {name}[{dims}] -> [{dims}] }}")))
-    if not domains:
+    pieces = [p for p in (_copy(kernel, g, 0, "", read=read, unroll=unroll) for g in groups) if p is not None]
+    if not pieces:
         return None
-    domain = domains[0]
-    for more in domains[1:]:
-        domain = domain.union(more)
-    node = isl.Schedule.from_domain(domain).get_root().child(0)
-    if len(domains) > 1:
-        node = node.insert_sequence(union_set_list(domains)).child(0).child(0)
-    for k, band in enumerate(bands):
-        if k:
-            node = node.parent().parent().child(k).child(0)
-        node = _copy_band(node, band, unroll)
-    return node.get_schedule()
+    domain = pieces[0].domain
+    for piece in pieces[1:]:
+        domain = domain.union(piece.domain)
+    return _in_order(isl.Schedule.from_domain(domain).get_root().child(0), pieces).get_schedule()
 
 
 def _full_tiles_apart(schedule: isl.Schedule, kernel: Kernel, statements: frozenset[str]) -> isl.Schedule:
@@ -365,23 +349,28 @@ def graft_pieces(pieces: list[_Piece]) -> isl.ScheduleNode:
     extension = pieces[0].extension
     for p in pieces[1:]:
         extension = extension.union(p.extension)
-    node = isl.ScheduleNode.from_extension(extension).child(0)
-    if len(pieces) > 1:
-        node = node.insert_sequence(union_set_list([p.domain for p in pieces]))
-        for k, p in enumerate(pieces):
-            node = _copy_band(node.child(k).child(0), p.band, p.unroll).parent().parent()
-    else:
-        node = _copy_band(node, pieces[0].band, pieces[0].unroll)
+    node = _in_order(isl.ScheduleNode.from_extension(extension).child(0), pieces)
     while node.has_parent():
         node = node.parent()
     return node
 
 
-def _copy_band(node: isl.ScheduleNode, band: isl.MultiUnionPwAff | None, unroll: bool) -> isl.ScheduleNode:
-    if band is None:
+def _in_order(leaf: isl.ScheduleNode, pieces: list[_Piece]) -> isl.ScheduleNode:
+    """`leaf`, whose instances are the pieces', with them run in this order, each copy
+    over its band."""
+    if len(pieces) == 1:
+        return _copy_band(leaf, pieces[0])
+    node = leaf.insert_sequence(union_set_list([p.domain for p in pieces]))
+    for k, p in enumerate(pieces):
+        node = _copy_band(node.child(k).child(0), p).parent().parent()
+    return node
+
+
+def _copy_band(node: isl.ScheduleNode, piece: _Piece) -> isl.ScheduleNode:
+    if piece.band is None:
         return node
-    node = node.insert_partial_schedule(band)
-    if unroll:
+    node = node.insert_partial_schedule(piece.band)
+    if piece.unroll:
         for k in range(node.band_n_member()):
             node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.unroll)
     return node
