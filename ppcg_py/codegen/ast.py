@@ -452,14 +452,12 @@ class _AstBuilder:
         self.kernel = None
         name = node.mark_get_id().get_name()
         if in_one_block(name):                  # printed by codegen/device_loop.py: its kernels are inside
-            kernel = next((self.kernels[m.kernel] for m in self.memory.kernels
-                           if (m.launch_loads is not None or m.launch_stores is not None)
-                           and self.kernels[m.kernel].launched_in == name), None)
-            if kernel is not None:
-                key = f"{name}@{len(self.result.launch_values)}"
-                self.result.launch_values[key] = _outer_values(kernel, build, self.scheduled.names.iterator)
-                return node.set_annotation(isl.Id(key, context=self.scop.ctx))
-            return node.set_annotation(isl.Id(name, context=self.scop.ctx))
+            kernel = self._with_launch_copies(name)
+            if kernel is None:
+                return node.set_annotation(isl.Id(name, context=self.scop.ctx))
+            key = f"{name}@{len(self.result.launch_values)}"    # each place isl prints it
+            self.result.launch_values[key] = _outer_values(kernel, build, self.scheduled.names.iterator)
+            return node.set_annotation(isl.Id(key, context=self.scop.ctx))
         kernel = self.kernels[name]
         key = f"{kernel.name}@{len(self.result.launches)}"
         outer = build.get_schedule().intersect_domain(kernel.domain)  # the instances launched here
@@ -486,6 +484,12 @@ class _AstBuilder:
         key = f"call{len(self.result.calls)}"
         self.result.calls[key] = call
         return node.set_annotation(isl.Id(key, context=self.scop.ctx))
+
+    def _with_launch_copies(self, launch: str) -> Kernel | None:
+        """The kernel of a one-block launch whose buffers it copies around its steps."""
+        return next((self.kernels[m.kernel] for m in self.memory.kernels
+                     if (m.launch_loads is not None or m.launch_stores is not None)
+                     and self.kernels[m.kernel].launched_in == launch), None)
 
     # -- calls ------------------------------------------------------------
     def _statement(self, name: str, instance: isl.PwMultiAff, build: isl.AstBuild) -> StatementCall:
