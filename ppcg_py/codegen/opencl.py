@@ -36,6 +36,7 @@ from .common import function_name, grid_sizes, guarded, host_locals, kernel_argu
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
 from .timing import timing_work
+from .uniform_barriers import barriers_out_of_conditions
 from .path_choice import host_path_constants, with_host_path
 from .reductions import partial_declarations
 from .printer import AstPrinter, c_lines, c_text, declaration
@@ -133,8 +134,9 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
         launch = ast.launches[mark.get_annotation().get_name()]
         args = kernel_arguments(scheduled, memory, launch, frozenset())
         declarations = c_lines(_declarations(memory.kernel(name)), "  ")
-        body = declarations + ([""] if declarations else []) + \
-            c_lines(AstPrinter(kernel_calls.statements).statements(launch.body), "  ")
+        statements = barriers_out_of_conditions(AstPrinter(kernel_calls.statements).statements(launch.body),
+                                                frozenset(launch.kernel.thread_ids))
+        body = declarations + ([""] if declarations else []) + c_lines(statements, "  ")
         parameters = ", ".join(_kernel_parameter(a) for a in args) or "void"
         seen = variants.setdefault(name, [])   # one function per distinct body, as for CUDA
         if (body, parameters) not in seen:
