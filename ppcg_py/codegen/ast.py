@@ -31,6 +31,7 @@ from ..isl_context import CallbackGuard, sets_of, statement_names, without_param
 from ..isl_workarounds import constant_like, anchored_leaves, iterator_ids, params_as_dims
 from ..memory import (ArrayGroup, KernelMemory, MemoryPlan, NeighbourShuffle, copy_statement, orders_global_memory,
                       reduction_statement, reduction_steps, transfer_statement)
+from ..memory.launch_buffers import launch_level
 from ..schedule.gpu import GpuSchedule, Kernel
 from ..schedule.plan import ScheduledScop
 from ..schedule.gpu.device_loops import DEVICE_LOOP, FUSED_KERNELS, HYBRID_LAUNCH
@@ -437,7 +438,7 @@ class _AstBuilder:
         self.kernel = memory
         try:
             return ast_from_tree(self.scheduled, schedule, self._at_domain, context=context,
-                                 first_iterator=kernel.host_depth - 1)
+                                 first_iterator=launch_level(kernel))
         finally:
             self.kernel = None
 
@@ -560,7 +561,7 @@ def _outer_values(kernel: Kernel, build: isl.AstBuild, prefix: str) -> tuple[tup
     host code there. isl drops a loop of one value (the expression is then that value);
     a loop whose iterator is not its value (isl numbers a strided loop's iterations:
     memory/launch_buffers.py admits none) would give its name two meanings."""
-    depth = kernel.host_depth - 1
+    depth = launch_level(kernel)
     here = build.get_schedule().intersect_domain(kernel.domain)
     values = isl.Map.from_union_map(here.reverse().apply_range(kernel.host_schedule))
     values = isl.PwMultiAff.from_map(values.project_out(isl.dim_type.out, depth, 1))
