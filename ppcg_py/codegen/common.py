@@ -15,6 +15,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from ..extract.c_walk import identifier_names
+from ..cache import made_folder
 from ..extract.model import Array
 from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
@@ -61,14 +62,47 @@ def struct_definitions(scheduled_scops) -> list[str]:
     return list(seen.values())
 
 
+TEMPLATE_OPTIONS = {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
+
+
 def output_templates() -> jinja2.Environment:
     """The output templates. jinja2 is imported only here: a run that generates no code
-    (`--help`, a rejected input) does not pay for it (about 25 ms of start-up)."""
+    (`--help`, a rejected input) does not pay for it (about 25 ms of start-up). Their
+    compiled form is kept in ppcg-py's cache (jinja2 checks it against each template's
+    text): compiling them took 15 ms of every run."""
     import jinja2
 
     return jinja2.Environment(loader=jinja2.PackageLoader("ppcg_py.codegen", "templates"),
-                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-                              undefined=jinja2.StrictUndefined)
+                              undefined=jinja2.StrictUndefined, bytecode_cache=_compiled_templates(),
+                              **TEMPLATE_OPTIONS)
+
+
+def _compiled_templates():
+    """jinja2's cache of compiled templates, in a folder named by jinja2's version and the
+    options that shape the compiled code, where a damaged or unwritable file means
+    compiling again (None where there is no folder)."""
+    import pickle
+
+    import jinja2
+
+    options = "-".join(name for name, on in sorted(TEMPLATE_OPTIONS.items()) if on)
+    folder = made_folder(f"templates/jinja2-{jinja2.__version__}-{options}")
+    if folder is None:
+        return None
+
+    class Kept(jinja2.FileSystemBytecodeCache):
+        def load_bytecode(self, bucket) -> None:
+            try:
+                super().load_bytecode(bucket)
+            except (OSError, EOFError, ValueError, pickle.UnpicklingError):
+                bucket.reset()
+
+        def dump_bytecode(self, bucket) -> None:
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+    return Kept(str(folder))
 
 
 def runs_where(scop) -> isl.Set:

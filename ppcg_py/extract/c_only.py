@@ -18,6 +18,8 @@ import subprocess
 
 from pycparser import c_ast
 
+from . import cxx_prefix
+
 # C++17's keywords that are no keywords of C (wchar_t, char16_t, char32_t: typedefs in
 # C's headers; bool, true, false: stdbool.h's macros, gone after preprocessing)
 CXX_KEYWORDS = frozenset("""
@@ -47,9 +49,14 @@ def rejected_as_cxx(path: str, include_dirs: tuple[str, ...] = (), defines: tupl
         return False
     for first, last in replaced:
         lines[first - 1:last] = [b""] * (last - first + 1)
-    folder = os.path.dirname(path) or "."
-    command = [compiler, "-fsyntax-only", "-x", "c++", "-std=gnu++17", "-w", f"-iquote{folder}",
-               *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines), "-"]
+    flags = ("-std=gnu++17", "-w", *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines))
+    command = [compiler, "-fsyntax-only", "-x", "c++", *flags, f"-iquote{os.path.dirname(path) or '.'}"]
+    count = cxx_prefix.prefix_length(lines)
+    header = cxx_prefix.precompiled(compiler, flags, b"\n".join(lines[:count]) + b"\n") if count else None
+    if header is not None:      # the same tokens, the system headers' read from their compiled form
+        command += ["-include", header]
+        lines = [b""] * count + lines[count:]
+    command.append("-")
     try:
         return subprocess.run(command, input=b"\n".join(lines), capture_output=True, timeout=60).returncode != 0
     except (OSError, subprocess.TimeoutExpired):
