@@ -25,27 +25,35 @@ def lines_of(text: str) -> list[bytes]:
     return text.encode().split(b"\n")
 
 
-@pytest.mark.parametrize("text, length", [
-    ("/*\n * a licence\n */\n#include <stdio.h>\n#include <math.h>\n\n#include \"mine.h\"\nint x;", 5),
-    ("#define _GNU_SOURCE\n#include <stdlib.h>  /* malloc */\n// note\n#include <string.h>\nint x;", 4),
-    ("#include <stdio.h>\n#define N 10\nint a[N];", 1),              # ends after the last include
-    ("int x;\n#include <stdio.h>", 0),                                # code first
-    ("#include \"mine.h\"\n#include <stdio.h>", 0),                   # searched beside the input
-    ("#include <stdio.h>\n#if X\n#include <math.h>\n#endif", 1),      # no conditionals
-    ("#include <stdio.h>\n#define S \"text\"\n#include <math.h>", 1),   # no quotes
-    ("#include <stdio.h>\n#define F(x) \\\n  (x)\n#include <math.h>", 1),  # no continuations
-    ("#include <stdio.h> /* opens\n */ int x;", 0),                   # a comment the prefix would cut
-    ("int y; /* c */\n#include <stdio.h>", 0),
+@pytest.mark.parametrize("text, length, directives", [
+    ("/*\n * a licence\n */\n#include <stdio.h>\n#include <math.h>\n\n#include \"mine.h\"\nint x;", 5,
+     "#include <stdio.h>\n#include <math.h>\n"),
+    ("#define _GNU_SOURCE\n#include <stdlib.h>  /* malloc */\n// note\n#include <string.h>\nint x;", 4,
+     "#define _GNU_SOURCE\n#include <stdlib.h>\n#include <string.h>\n"),
+    ("#include <stdio.h>\n#define N 10\nint a[N];", 1, "#include <stdio.h>\n"),   # ends after the last include
+    ("#define X/**/1\n#include <stdio.h>", 2, "#define X 1\n#include <stdio.h>\n"),   # a comment is a space
+    ("int x;\n#include <stdio.h>", 0, ""),                                # code first
+    ("#include \"mine.h\"\n#include <stdio.h>", 0, ""),                   # searched beside the input
+    ("#include <stdio.h>\n#if X\n#include <math.h>\n#endif", 1, "#include <stdio.h>\n"),      # no conditionals
+    ("#include <stdio.h>\n#define S \"text\"\n#include <math.h>", 1, "#include <stdio.h>\n"),   # no quotes
+    ("#include <stdio.h>\n#define F(x) \\\n  (x)\n#include <math.h>", 1, "#include <stdio.h>\n"),  # no continuations
+    ("#include <stdio.h> /* opens\n */ int x;", 0, ""),                   # a comment the prefix would cut
+    ("int y; /* c */\n#include <stdio.h>", 0, ""),
 ])
-def test_the_prefix_is_the_leading_includes(text, length):
-    assert cxx_prefix.prefix_length(lines_of(text)) == length
+def test_the_prefix_is_the_leading_includes(text, length, directives):
+    assert cxx_prefix.system_prefix(lines_of(text)) == (length, directives.encode())
 
 
 def test_polybench_files_share_one_prefix():
-    lines = TRISOLV.read_bytes().split(b"\n")
-    count = cxx_prefix.prefix_length(lines)
-    assert lines[count - 1] == b"#include <math.h>"
-    assert b'#include "polybench.h"' in lines[count:count + 3]
+    found = set()
+    for source in sorted((ROOT / "polybench").glob("*/**/*.c")):
+        if source.parent.name == "utilities":
+            continue
+        lines = source.read_bytes().split(b"\n")
+        count, directives = cxx_prefix.system_prefix(lines)
+        assert lines[count - 1] == b"#include <math.h>", source
+        found.add(directives)
+    assert len(found) == 1
 
 
 def test_g_plus_plus_uses_the_precompiled_header(tmp_path, monkeypatch):

@@ -36,21 +36,28 @@ KEPT_ENTRIES = 8
 _DIRECTIVE = re.compile(rb"\s*#\s*(include\s*<[^>\n]*>|define\s|undef\s)")
 
 
-def prefix_length(lines: list[bytes]) -> int:
-    """How many of the first `lines` form a prefix that can be precompiled: blank and
-    comment lines and `#include <...>` / `#define` / `#undef` directives (none with a
-    quote, a continuation line or code after a comment), ending after the last
-    `#include`; 0 where there is no such include."""
-    in_comment, end = False, 0
+def system_prefix(lines: list[bytes]) -> tuple[int, bytes]:
+    """How many of the first `lines` form a prefix that can be precompiled, and its
+    directives (the header's text: without the comments, so that files whose licence
+    or description differ share it). The prefix is blank and comment lines and
+    `#include <...>` / `#define` / `#undef` directives (none with a quote, a
+    continuation line or code after a comment), ending after the last `#include`;
+    (0, b"") where there is no such include."""
+    in_comment, end, directives = False, 0, []
     for number, line in enumerate(lines, 1):
         code, in_comment = _without_comments(line, in_comment)
         if code is None or b'"' in line or line.rstrip().endswith(b"\\"):
             break
         if code.strip() and not _DIRECTIVE.match(code):
             break
+        if code.strip():
+            directives.append(code.strip())
         if _DIRECTIVE.match(code) and b"include" in code.split(b"<", 1)[0]:
-            end = number
-    return end if not _opens_comment(lines[:end]) else 0
+            end = len(directives)
+            count = number
+    if end == 0 or _opens_comment(lines[:count]):
+        return 0, b""
+    return count, b"".join(d + b"\n" for d in directives[:end])
 
 
 def _without_comments(line: bytes, in_comment: bool) -> tuple[bytes | None, bool]:
@@ -71,7 +78,7 @@ def _without_comments(line: bytes, in_comment: bool) -> tuple[bytes | None, bool
         first = min(starts)
         if rest[:first].strip() and not _DIRECTIVE.match(kept + rest[:first]):
             return None, False
-        kept += rest[:first]
+        kept += rest[:first] + b" "       # a comment is a space
         if rest[first:first + 2] == b"//":
             return kept, False
         rest, in_comment = rest[first + 2:], True
