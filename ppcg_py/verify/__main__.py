@@ -21,7 +21,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python -m ppcg_py.verify",
         description="Compile INPUT with ppcg-py, run the CUDA output on the CPU emulation "
-        "and compare its PolyBench array dump with the original program's.",
+        "and compare its PolyBench array dump (or, with --stdout, its standard output) with the original "
+        "program's.",
     )
     p.add_argument("input", type=Path, help="C file with #pragma scop regions")
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
@@ -89,6 +90,9 @@ def _parser() -> argparse.ArgumentParser:
                    "build with gcc -lOpenCL and run on the installed OpenCL runtime (e.g. PoCL) [cuda]")
     p.add_argument("--threads", type=lambda t: tuple(int(n) for n in t.split(",")), default=(1, 2, 4),
                    help="C target: the thread counts to run, e.g. 1,2,4 [1,2,4]")
+    p.add_argument("--stdout", dest="output", action="store_const", const="stdout", default="dump",
+                   help="compare the programs' standard output instead of a PolyBench dump: its numbers "
+                   "with the data type's tolerance, the words around them exactly")
     p.add_argument("--timeout", type=float, default=300, help="seconds per program run")
     p.add_argument("--keep", type=Path, metavar="DIR", help="work in DIR and keep everything")
     return p
@@ -112,6 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cxx_reference=args.cxx_reference,
         target=args.target,
         threads=args.threads,
+        output=args.output,
     )
 
     def progress(line: str) -> None:

@@ -52,7 +52,7 @@ def verify_c_output(cfg: VerifyConfig, out_dir: Path, expected: Dump, steps: Ste
             proc = run_program([binary, *cfg.program_args], timeout=cfg.run_timeout,
                                env={**os.environ, "OMP_NUM_THREADS": str(threads)})
         (workdir / f"threads-{threads}.stderr").write_text(proc.stderr)
-        actual = dump_of(steps, f"run {label}", proc)
+        actual = dump_of(steps, f"run {label}", proc, cfg.output)
         if actual is not None:
             mismatches[label] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
     return mismatches

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from .dump import Dump, DumpError, parse_dump
+from .dump import Dump, DumpError, parse_dump, parse_output
 
 __all__ = ["CC", "DUMP_DEFINE", "FULL_PRECISION_DEFINE", "StageFailure", "Steps", "VerifyConfig", "dump_of"]
 
@@ -43,6 +43,7 @@ class VerifyConfig:
     target: str = "cuda"  # "c": NAME.ppcg.c built with gcc -fopenmp, run with each of `threads`;
     # "opencl": built with -lOpenCL and run on the OpenCL runtime
     threads: tuple[int, ...] = (1, 2, 4)
+    output: str = "dump"  # "stdout": compare the programs' standard output (dump.parse_output)
 
     @property
     def all_defines(self) -> tuple[str, ...]:
@@ -84,14 +85,20 @@ class Steps:
             self.progress(f"{stage} failed")
 
 
-def dump_of(steps: Steps, stage: str, proc: subprocess.CompletedProcess[str]) -> Dump | None:
-    """The program's array dump, or None after recording why there is none."""
+def dump_of(steps: Steps, stage: str, proc: subprocess.CompletedProcess[str], output: str = "dump") -> Dump | None:
+    """The program's array dump (`output` "stdout": its standard output read as one),
+    or None after recording why there is none."""
     if proc.returncode != 0:
-        output = (proc.stdout + proc.stderr).strip()
-        steps.fail(stage, f"exit status {proc.returncode}\n{output[-3000:]}")
+        text = (proc.stdout + proc.stderr).strip()
+        steps.fail(stage, f"exit status {proc.returncode}\n{text[-3000:]}")
         return None
     try:
-        return parse_dump(proc.stderr)
+        return parsed_output(proc, output)
     except DumpError as exc:
-        steps.fail(stage, f"{exc} (is {DUMP_DEFINE} honoured?)")
+        steps.fail(stage, f"{exc} (is {DUMP_DEFINE} honoured? --stdout compares standard output instead)")
         return None
+
+
+def parsed_output(proc: subprocess.CompletedProcess[str], output: str) -> Dump:
+    """What a run printed, as a dump: PolyBench's on stderr, or its standard output."""
+    return parse_output(proc.stdout) if output == "stdout" else parse_dump(proc.stderr)

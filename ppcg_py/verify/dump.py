@@ -3,6 +3,9 @@
 A dump is the text a PolyBench program writes to stderr between
 `==BEGIN DUMP_ARRAYS==` and `==END   DUMP_ARRAYS==`; each array sits between
 `begin dump: NAME` and `end   dump: NAME` as whitespace-separated values.
+A program that prints its results its own way is read as a dump of two arrays
+(`parse_output`): the numbers of its standard output, compared with a tolerance,
+and the words around them, compared exactly.
 """
 
 from __future__ import annotations
@@ -11,13 +14,15 @@ import math
 import re
 from collections.abc import Mapping
 
-__all__ = ["DumpError", "compare_dumps", "parse_dump", "tolerance_for"]
+__all__ = ["DumpError", "compare_dumps", "parse_dump", "parse_output", "tolerance_for"]
 
-Dump = dict[str, list[float]]
+Dump = dict[str, list[float] | list[str]]
 
 _REGION = re.compile(r"==BEGIN DUMP_ARRAYS==(.*?)==END\s+DUMP_ARRAYS==", re.S)
 _ARRAY = re.compile(r"begin dump:\s*(\S+)(.*?)end\s+dump:\s*(\S+)", re.S)
 _MAX_REPORTED = 10
+# a number as printf writes one: decimal, fixed or exponent, inf and nan
+_NUMBER = re.compile(r"[-+]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|inf(?:inity)?|nan)(?![\w.])", re.I)
 
 # (rtol, atol) per PolyBench DATA_TYPE.
 _TOLERANCES = {"double": (1e-9, 1e-9), "float": (1e-4, 1e-5), "int": (0.0, 0.0)}
@@ -56,7 +61,17 @@ def parse_dump(text: str) -> Dump:
     return arrays
 
 
-def _close(expected: float, actual: float, rtol: float, atol: float) -> bool:
+def parse_output(text: str) -> Dump:
+    """A program's own output as a dump: `numbers`, every number in it in order, and
+    `words`, the text between them (each number a `#`), split at white space: `sum=3.5`
+    is the word `sum=#` and the number 3.5."""
+    numbers = [float(m.group()) for m in _NUMBER.finditer(text)]
+    return {"numbers": numbers, "words": _NUMBER.sub("#", text).split()}
+
+
+def _close(expected: float | str, actual: float | str, rtol: float, atol: float) -> bool:
+    if isinstance(expected, str) or isinstance(actual, str):
+        return expected == actual
     if math.isnan(expected):
         return math.isnan(actual)
     if math.isinf(expected) or not math.isfinite(actual):
@@ -65,8 +80,8 @@ def _close(expected: float, actual: float, rtol: float, atol: float) -> bool:
 
 
 def compare_dumps(
-    expected: Mapping[str, list[float]],
-    actual: Mapping[str, list[float]],
+    expected: Mapping[str, list[float] | list[str]],
+    actual: Mapping[str, list[float] | list[str]],
     *,
     rtol: float,
     atol: float,

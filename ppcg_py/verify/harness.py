@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .c_target import verify_c_output
-from .common import CC, StageFailure, Steps, VerifyConfig, dump_of
-from .dump import Dump, DumpError, compare_dumps, parse_dump, tolerance_for
+from .common import CC, StageFailure, Steps, VerifyConfig, dump_of, parsed_output
+from .dump import Dump, DumpError, compare_dumps, tolerance_for
 from .emulate import ORDERS, build_emulated, run_emulated
 from .nvcc import nvcc_available, nvcc_check
 from .opencl import verify_opencl_output
@@ -187,7 +187,7 @@ def verify(
     except BuildError as exc:
         steps.fail("reference build", exc.stderr)
         return report()
-    expected = dump_of(steps, "reference run", proc)
+    expected = dump_of(steps, "reference run", proc, cfg.output)
     if expected is None:
         return report()
 
@@ -255,7 +255,7 @@ def verify(
                 emulated, order, cfg.program_args, seed=cfg.seed, timeout=cfg.run_timeout, env=env
             )
         (workdir / f"{name}.stderr").write_text(proc.stderr)
-        actual = dump_of(steps, f"run {name}", proc)
+        actual = dump_of(steps, f"run {name}", proc, cfg.output)
         if actual is not None:
             results[name] = actual
             mismatches[name] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
@@ -290,6 +290,6 @@ def _cxx_reference_dump(cfg: VerifyConfig, flags: list[str], workdir: Path) -> D
     except BuildError:
         return None
     try:
-        return parse_dump(proc.stderr) if proc.returncode == 0 else None
+        return parsed_output(proc, cfg.output) if proc.returncode == 0 else None
     except DumpError:
         return None

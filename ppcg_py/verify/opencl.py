@@ -127,7 +127,7 @@ def verify_opencl_output(cfg: VerifyConfig, out_dir: Path, expected: Dump,
         with steps.step(f"run {name}"):
             proc = run_opencl(exe, cfg.program_args, timeout=cfg.run_timeout, device=device)
         (out_dir.parent / f"{name.replace(' ', '-')}.stderr").write_text(proc.stderr)
-        actual = dump_of(steps, f"run {name}", proc)
+        actual = dump_of(steps, f"run {name}", proc, cfg.output)
         if actual is not None:
             found[name] = tuple(compare_dumps(expected, actual, rtol=rtol, atol=atol))
     return found
