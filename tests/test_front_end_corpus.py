@@ -46,7 +46,7 @@ _LINK = re.compile(r"^//\s*link:\s*(?P<files>.*?)\s*$")
 _SCOP_START = re.compile(rb"#\s*pragma\s+scop\b|_Pragma\s*\(\s*\"scop\"\s*\)|^\s*SCOP\s*$")
 _SCOP_END = re.compile(rb"#\s*pragma\s+endscop\b|_Pragma\s*\(\s*\"endscop\"\s*\)|^\s*ENDSCOP\s*$")
 # the programs also checked with the C target and on OpenCL
-ALL_TARGETS = ("dd_", "struct_", "pencil_", "local_array_", "ext_", "empty_scop_", "loop_", "size_", "call_arg_",
+ALL_TARGETS = ("dd_", "flat_", "struct_", "pencil_", "local_array_", "ext_", "empty_scop_", "loop_", "size_", "call_arg_",
                "exit_in_memory")
 # the forms of a file (rather than of its C): also checked with the C target
 FILE_FORMS = ("latin1", "bom", "crlf", "line_directive", "pragma_operator", "form_feed")

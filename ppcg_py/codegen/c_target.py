@@ -35,7 +35,7 @@ from ..schedule.cpu.register_tiles import RegisterTile
 from ..isl_budget import is_operation_limit
 from .ast import (InstancesLost, ScopAst, StatementCall, Subscript, ast_from_tree, lost_instances, source_indices,
                   with_atomic_fallback, without_unrolling)
-from .common import array_extents, local_array_names, local_declarations, runs_where, scop_guard
+from .common import array_extents, linearised_on_host, local_declarations, runs_where, scop_guard
 from ..isl_c import c_node
 from .omp_pipeline import PIPELINE_HELPERS, USES_HELPERS
 from .omp_region import BARRIER, same_iterations, with_parallel_regions
@@ -236,7 +236,7 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
     row_pairs = {pairs.name: pairs for pairs in scheduled.row_pairs}
     pair_values = (scheduled.names.register + "0", scheduled.names.register + "1")
     element_types = {a.name: a.element_type for a in scop.arrays if not a.is_scalar and a.member is None}
-    extents, expanded = array_extents(scheduled), local_array_names(scop)
+    extents, linear = array_extents(scheduled), linearised_on_host(scop)
     iterators = scheduled.names.iterators(64)
     members = {a.name: a.member for a in scop.arrays if a.member is not None}
 
@@ -244,7 +244,7 @@ def scop_lines(scheduled: CpuSchedule, ast: ScopAst, indent: str, tiled: bool, o
         if ref.name in members:
             return member_element(c_ast.ID(members[ref.name].variable), members[ref.name], indices, [],
                                   linear=False)
-        if ref.name in expanded:
+        if ref.name in linear:
             return linearized(ref.name, indices, extents[ref.name])
         return subscripted(ref.name, indices)
 

@@ -138,9 +138,11 @@ def local_declarations(arrays: Sequence[Array], extents: dict[str, list[c_ast.No
     return declared, freed
 
 
-def local_array_names(scop) -> frozenset[str]:
-    """The arrays declared in the SCoP: host code indexes them linearised."""
-    return frozenset(a.name for a in scop.arrays if a.local and a.rank)
+def linearised_on_host(scop) -> frozenset[str]:
+    """The arrays whose elements host code addresses linearised: those declared in the
+    SCoP (expanded, extract/local_arrays.py) and those the program addresses as flat
+    sequences (extract/flat_arrays.py)."""
+    return frozenset(a.name for a in scop.arrays if (a.local or a.flat) and a.rank)
 
 
 def array_extents(scheduled: ScheduledScop) -> dict[str, list[c_ast.Node]]:

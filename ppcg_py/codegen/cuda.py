@@ -21,7 +21,7 @@ from ..schedule.cpu import CpuSchedule
 from ..schedule.gpu import GpuSchedule, Kernel
 from .ast import Launch, ScopAst, in_one_block
 from .common import Calls, GeneratedFiles, KernelArgument, add, array_extents, box_in_c, count, device_view
-from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
+from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, linearised_on_host
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
 from .device_loop import device_loop_kernel, device_loop_launch, id_declarations, timed_launch
@@ -169,7 +169,7 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
     transfers.update({(s.device.array.name, s.to_device, s.name): _transfer(
         s.device, extents[s.device.array.name], scheduled.names.device, nonempty,
         scalars_by_pointer and not s.device.array.local, to_device=s.to_device, timed=timed) for s in memory.syncs})
-    calls = Calls(ast, extents, transfers, _by_pointer(scheduled, scalars_by_pointer) | local_array_names(scop))
+    calls = Calls(ast, extents, transfers, _by_pointer(scheduled, scalars_by_pointer) | linearised_on_host(scop))
     # a kernel gets the host's scalars by value, never through the SCoP function's pointers
     kernel_calls = Calls(ast, extents, transfers, frozenset())
     kernels: list[_KernelText] = []

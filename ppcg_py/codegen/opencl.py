@@ -32,7 +32,7 @@ from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
 from .ast import Launch, ScopAst, StatementCall, SyncCall
 from .common import Calls, GeneratedFiles, KernelArgument, array_extents, box_in_c, cast, count, device_view
-from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, local_array_names
+from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, linearised_on_host
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
 from .common import sizeof, struct_definitions
 from .timing import timing_work
@@ -124,7 +124,7 @@ def _scop_code(scheduled: GpuSchedule, memory: MemoryPlan, ast: ScopAst, indent:
     transfers.update({(s.device.array.name, s.to_device, s.name): _transfer(
         s.device, extents[s.device.array.name], prefix, nonempty, queue, to_device=s.to_device, timed=timed)
         for s in memory.syncs})
-    host_calls = Calls(ast, extents, transfers, local_array_names(scop))
+    host_calls = Calls(ast, extents, transfers, linearised_on_host(scop))
     kernel_calls = _KernelCalls(ast, extents, transfers, frozenset())
     kernels: list[dict] = []
     functions: list[str] = []     # the kernel functions this SCoP launches, by index of their cl_kernel

@@ -26,6 +26,7 @@ from .c_math import arithmetic_kind, use_float_math
 from .c_types import TypeError_, VarType, resolve, resolve_casts
 from .c_walk import NameScan, all_names, nodes_of, operand_ids, replaced
 from .external import CALL_STATE, ExternalFunction, MemoryArgument, external_calls, memory_arguments, unwrapped
+from .flat_arrays import digits_of, flat_arrays
 from .calls import FileFunctions, Inlined, inline_calls
 from .liveness import Liveness
 from .local_arrays import expanded, expansion
@@ -137,6 +138,17 @@ class ScopBuilder:
             self.kinds = self._classify()
             self.params = tuple(n for n in self._first_use_order() if self.kinds.get(n) == "param")
             self.context = self._context(context, assume_nonneg)
+            # `double *c` read as `c[i * m + j]`: the dimensions it holds (flat_arrays.py)
+            self.flat = flat_arrays(self.items, {n for n, k in self.kinds.items() if k == "array" and self._flat_candidate(n)},
+                                    self.params)
+
+    def _flat_candidate(self, name: str) -> bool:
+        """An array of the program of one dimension and no affine size (a pointer, `A[]`, `A[n * m]`)."""
+        vt = self.types[name]
+        if name in self.locals or name in self.fields.fields or len(vt.dims) != 1:
+            return False
+        space = AffineSpace(self.ctx, (), self.params, describe)
+        return vt.dims[0] is None or not _affine_size(space, vt.dims[0], name)
 
     def _field_arguments(self, items: tuple[c_ast.Node, ...], functions: FileFunctions) -> tuple[c_ast.Node, ...]:
         """A copy of `items` where the arguments of calls to the file's functions name
@@ -280,6 +292,8 @@ class ScopBuilder:
 
     def _rank_of(self, name: str) -> int | None:
         """The dimensions of a variable the SCoP's statements access (None: a value)."""
+        if name in self.flat:
+            return len(self.flat[name]) + 1
         return len(self.types[name].dims) if self.kinds.get(name) in ("array", "cell") else None
 
     def _memory(self, name: str) -> bool:
@@ -817,7 +831,8 @@ class ScopBuilder:
             relation = isl.Map.from_domain_and_range(
                 domain, isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=list(self.params))))
             printed = []
-        for k, sub in enumerate(raw.subscripts):
+        subscripts = raw.subscripts if raw.array not in self.flat else self._flat_digits(raw, env, domain)
+        for k, sub in enumerate(subscripts):
             try:
                 part = env.space.expr(sub, "array subscript").as_map()
                 printed.append(None)
@@ -831,6 +846,30 @@ class ScopBuilder:
         exact = all(p is None for p in printed)
         return Access(raw.array, relation, raw.is_read, raw.is_write, tag, must=must and exact,
                       subscripts=None if exact else tuple(printed))
+
+    def _flat_digits(self, raw: RawAccess, env: _Env, domain: isl.Set) -> tuple[c_ast.Node, ...]:
+        """The digits of a reference to a flat array (flat_arrays.py), each inner one
+        checked to stay within its size on the reference's instances: only then is the
+        element the digits name the one the program's subscript names."""
+        sizes = self.flat[raw.array]
+        found = digits_of(raw.subscripts[0], sizes)
+        text = describe(raw.ref)
+        if found is None:
+            raise CompileError.at(raw.ref.coord, f"'{text}' does not split into affine digits over the sizes "
+                                  f"{', '.join(sizes)} that the other references of '{raw.array}' use")
+        for digit, size in zip(found[1:], sizes):
+            try:
+                value = env.space.expr(digit, "array subscript")
+            except NotAffine:
+                raise CompileError.at(raw.ref.coord, f"non-affine array subscript: '{text}' (its part "
+                                      f"'{describe(digit)}' within rows of {size} is not affine), and array "
+                                      f"'{raw.array}' has no declared size to bound the access by") from None
+            within = value.ge_set(env.space.const(0)).intersect(value.lt_set(env.space.var(size)))
+            if not domain.is_subset(within.set_tuple_name(domain.get_tuple_name())):
+                raise CompileError.at(raw.ref.coord, f"'{text}' is not within one row of '{raw.array}', which "
+                                      f"the SCoP reads as rows of {size} elements: that needs 0 <= "
+                                      f"{describe(digit)} < {size}, which the loops around it do not ensure")
+        return tuple(found)
 
     def _whole_dimension(self, raw: RawAccess, vt: VarType, k: int, env: _Env, why: NotAffine | None) -> isl.Map:
         """{ [i..] -> [o] : 0 <= o < extent } for dimension `k` of the array."""
@@ -865,8 +904,10 @@ class ScopBuilder:
                                                       vt.coord.line if vt.coord else None))
                 continue
             scalar = kind == "cell"
-            arrays.append(Array(name, vt.base, *self._extents(name, vt), is_scalar=scalar,
-                                declared_line=vt.coord.line if vt.coord else None,
+            extents, known = self._extents(name, vt)
+            arrays.append(Array(name, vt.base, extents, known, is_scalar=scalar,
+                                declared_line=vt.coord.line if vt.coord else None, flat=name in self.flat,
+                                before_first=bool(known) and not known[0] and self._before_first(name),
                                 live_after=not (scalar and self._liveness.unused_after(name))
                                 and name not in self._dead_after))
         for name, coord in self._stored_iterators.items():
@@ -901,6 +942,9 @@ class ScopBuilder:
 
     def _extents(self, name: str, vt: VarType) -> tuple[tuple[isl.PwAff, ...], tuple[bool, ...]]:
         space = AffineSpace(self.ctx, (), self.params, describe)
+        if name in self.flat:   # the rows it holds: the outermost size from its accesses
+            inner = [space.var(size).project_domain_on_params() for size in self.flat[name]]
+            return (self._inferred_extent(name, vt), *inner), (False, *[True] * len(inner))
         extents, known = [], []
         for k, dim in enumerate(vt.dims):
             if dim is not None and k == 0 and not _affine_size(space, dim, name):
@@ -921,15 +965,30 @@ class ScopBuilder:
                 known.append(True)
         return tuple(extents), tuple(known)
 
-    def _inferred_extent(self, name: str, vt: VarType) -> isl.PwAff:
-        """Outermost size of `A[]`/`*A`: one past the largest accessed index (0 when
-        no statement instance accesses it, e.g. under an empty loop)."""
+    def _touched(self, name: str) -> isl.Set | None:
+        """The elements of `name` that the statements access (None: no access)."""
         touched = None
         for stmt in self.statements:
             for acc in stmt.accesses:
                 if acc.array == name:
                     rng = acc.index.range()
                     touched = rng if touched is None else touched.union(rng)
+        return touched
+
+    def _before_first(self, name: str) -> bool:
+        """Whether some access of `name` may reach before its first element (a negative
+        outermost index)."""
+        touched = self._touched(name)
+        if touched is None:
+            return False
+        ls = isl.LocalSpace.from_space(touched.get_space())
+        outer = isl.PwAff.var_on_domain(ls, isl.dim_type.set, 0)
+        return not touched.intersect(outer.lt_set(isl.PwAff.zero_on_domain(ls))).is_empty()
+
+    def _inferred_extent(self, name: str, vt: VarType) -> isl.PwAff:
+        """Outermost size of `A[]`/`*A`: one past the largest accessed index (0 when
+        no statement instance accesses it, e.g. under an empty loop)."""
+        touched = self._touched(name)
         if touched is None or touched.is_empty():
             return constant_on(isl.Space.params_alloc(self.ctx, 0), 0)
         upper = refinement(self.ctx, LIMITS.array_size, lambda: touched.dim_max(0).coalesce())

@@ -50,6 +50,14 @@ class Array:
     # In the model only, never printed: the state behind calls to declared-only
     # functions (extract/external.py), which orders the calls among themselves.
     hidden: bool = False
+    # Addressed by the program as a flat sequence (`double *c` read as `c[i * m + j]`,
+    # extract/flat_arrays.py): its dimensions are the model's; the host's code
+    # addresses its elements linearised.
+    flat: bool = False
+    # Reached before its first element (a pointer into an array, `e[i - 1]` at i = 0;
+    # arrays of unknown outermost size only): the device's copies start at the first
+    # element, so the GPU targets keep the statements that access it on the host.
+    before_first: bool = False
 
     @property
     def rank(self) -> int:
@@ -224,6 +232,16 @@ class Scop:
         """The C type of each value the SCoP only reads, by name: its parameters and its
         read-only scalars (what a function of its code gets by value)."""
         return dict(zip(self.parameters, self.parameter_types)) | dict(self.scalars_read_only)
+
+    @property
+    def host_only_statements(self) -> frozenset[str]:
+        """The statements a GPU target runs on the host wherever the schedule puts
+        them: those that call a function only the host has, and those that reach an
+        array before its first element (`Array.before_first`: the device's copy starts
+        there)."""
+        before = {a.name for a in self.arrays if a.before_first}
+        return frozenset(s.name for s in self.statements
+                         if s.calls or any(acc.array in before for acc in s.accesses))
 
     @property
     def domain(self) -> isl.UnionSet:

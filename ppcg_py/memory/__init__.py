@@ -34,7 +34,7 @@ def plan_memory(scheduled: GpuSchedule, options: Options) -> MemoryPlan:
     kernels = tuple(_with_launch_copies(k, m, options) for k, m in zip(scheduled.kernels, kernels))
     on_device = tuple(d for d in plan.arrays
                       if d.array.name not in host and not _in_threads_only(d.array.name, kernels))
-    between = frozenset(s.name for s in scheduled.scop.statements if s.calls) - ends.statements
+    between = scheduled.scop.host_only_statements - ends.statements
     on_device, syncs = plan_host_syncs(scheduled.scop, scheduled.final_schedule, between, on_device)
     # the syncs first: isl tells no domain below the extension nodes that the copies add
     schedule = with_host_syncs(scheduled.final_schedule, syncs)

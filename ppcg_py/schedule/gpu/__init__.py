@@ -72,7 +72,8 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
     copies_back = frozenset(e.copy_back for e in expansions if e.copy_back)
     warned = False
     every = _every_dependence(deps)
-    host_only = frozenset(s.name for s in scop.statements if s.calls)
+    host_only = scop.host_only_statements
+    _warn_before_first(scop, diagnostics)
     may_stay = host_statements(scop) | host_only     # on the host: absorb_loop_free leaves them
     device = device_sizing(scop, options)
     reductions = reduced_locations(scop, options)
@@ -90,9 +91,10 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
             ends = HostEnds(head=frozenset(s.name for s in scop.statements))
             if not warned:
                 warned = True
-                first = min((s for s in scop.statements if s.calls), key=lambda s: (s.line, s.col))
-                diagnostics.warn(f"the call to '{first.calls[0]}' runs on the host (the function has no "
-                                 "device version) and the schedule puts it in the same loop body as code "
+                first = min((s for s in scop.statements if s.name in host_only), key=lambda s: (s.line, s.col))
+                what = f"the call to '{first.calls[0]}' runs on the host (the function has no device version)" \
+                    if first.calls else "the statement runs on the host (it reaches before an array's first element)"
+                diagnostics.warn(f"{what} and the schedule puts it in the same loop body as code "
                                  "that would run on the GPU: the whole SCoP runs on the host",
                                  scop.file, first.line, first.col or 1)
             if tiles:   # split tiles are for launches (their marks would stay in the host's tree)
@@ -126,6 +128,18 @@ def schedule_scop(scop: Scop, options: Options, first_kernel: int = 0,
         notes += gpu_reduction_notes(scop, kernels, would)
     return GpuSchedule(scop=scop, dependences=deps, schedule=schedule, final_schedule=final, names=names,
                        notes=notes, kernels=tuple(kernels), host_statements=host, ends=ends)
+
+
+def _warn_before_first(scop: Scop, diagnostics: Diagnostics) -> None:
+    """A warning per array reached before its first element (`Array.before_first`):
+    the statements that access it run on the host (`Scop.host_only_statements`)."""
+    for array in (a for a in scop.arrays if a.before_first):
+        first = min((s for s in scop.statements if any(acc.array == array.name for acc in s.accesses)),
+                    key=lambda s: (s.line, s.col))
+        diagnostics.warn(f"'{array.name}' is accessed before its first element (a negative index); the device's "
+                         "copies start at the first element, so the statements that access it run on the host "
+                         "(pass a pointer to the first element accessed to run them on the GPU)",
+                         scop.file, first.line, first.col or 1)
 
 
 def gpu_reduction_notes(scop: Scop, kernels: Sequence[Kernel], would: Sequence[Kernel] | None) -> tuple[str, ...]:

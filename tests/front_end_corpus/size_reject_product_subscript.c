@@ -1,4 +1,4 @@
-// covers: rejected: a non-affine subscript of an array whose size is not affine (nothing bounds the may-access)
+// covers: rejected: a non-affine subscript (a product of iterators) of an array whose size is not affine (nothing bounds the may-access)
 // expect: 11:27: and the size of array 'A' ('n * m') is not affine, so it cannot bound the access (pass the size as a parameter of its own)
 #include <stdio.h>
 #define N 40
@@ -8,7 +8,7 @@ static void compute(int n, int m, double A[n * m], double B[n * n + 1][N], doubl
 #pragma scop
   for (i = 0; i < n; i++) {
     for (j = 0; j < m && j < N; j++)
-      B[i][j] = B[i][j] + A[i * m + j];
+      B[i][j] = B[i][j] + A[i * j];
     C[i] = A[i + 1] * 2.0;
   }
 #pragma endscop

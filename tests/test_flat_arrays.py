@@ -1,0 +1,111 @@
+"""Arrays addressed as flat sequences (extract/flat_arrays.py): which subscripts split
+into digits over which sizes, what the model makes of them, and that the outputs keep
+addressing the program's pointers; arrays reached before their first element stay on
+the host (Scop.host_only_statements). The programs' numbers are checked in
+tests/front_end_corpus/flat_*.c."""
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+import pytest
+from pycparser import c_generator, c_parser
+
+from ppcg_py.cli import main
+from ppcg_py.extract import extract_program
+from ppcg_py.extract.flat_arrays import digits_of, shape
+
+PARSER, PRINT = c_parser.CParser(), c_generator.CGenerator()
+
+
+def expression(text: str):
+    return PARSER.parse(f"int x = {text};").ext[0].init
+
+
+@pytest.mark.parametrize("subscripts, params, sizes, digits", [
+    (["i * m + j", "m * l + j"], ("m",), ("m",), [["i", "j"], ["l", "j"]]),
+    (["(i + 1) * m + j - 1", "j"], ("m",), ("m",), [["i + 1", "j - 1"], ["0", "j"]]),
+    (["(i * n + j) * m + k", "i * n * m + j * m + k + 1"], ("n", "m"), ("n", "m"),
+     [["i", "j", "k"], ["i", "j", "k + 1"]]),
+    (["i * m * m + j"], ("m",), ("m", "m"), [["i", "0", "j"]]),
+    (["(long) i * m + j"], ("m",), ("m",), [["i", "j"]]),
+])
+def test_subscripts_split_into_digits(subscripts, params, sizes, digits):
+    nodes = [expression(s) for s in subscripts]
+    assert shape(nodes, params) == sizes
+    assert [[PRINT.visit(d) for d in digits_of(n, sizes)] for n in nodes] == digits
+
+
+@pytest.mark.parametrize("subscripts, params", [
+    (["i + 1", "j"], ("m",)),               # affine already: nothing to split
+    (["i * j"], ("m",)),                    # no parameter multiplies a digit
+    (["i * m + j", "i * k + j"], ("m", "k")),   # two row lengths
+    (["i * m + j * j"], ("m",)),             # a digit that is no affine function
+])
+def test_subscripts_that_name_no_rows(subscripts, params):
+    assert shape([expression(s) for s in subscripts], params) is None
+
+
+MATMUL = """
+void mm(int n, int m, int k, const double *a, const double *b, double *c) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      c[i * m + j] = 0.0;
+      for (int l = 0; l < k; l++)
+        c[i * m + j] += a[i * k + l] * b[l * m + j];
+    }
+#pragma endscop
+}
+"""
+
+
+def test_the_model_holds_the_rows(tmp_path):
+    source = tmp_path / "mm.c"
+    source.write_text(MATMUL)
+    scop = extract_program(str(source), isl.Context()).scops[0]
+    arrays = {a.name: a for a in scop.arrays}
+    assert all(arrays[n].flat and arrays[n].rank == 2 and arrays[n].extent_known == (False, True) for n in "abc")
+    assert [str(e) for e in arrays["c"].extents] == ["[n, m, k] -> { [(n)] : n > 0 and m > 0 }",
+                                                     "[n, m, k] -> { [(m)] }"]       # c[n][m]
+    assert str(arrays["b"].extents[0]) == "[n, m, k] -> { [(k)] : n > 0 and m > 0 and k > 0 }"   # b[k][m]
+    writes = [a for s in scop.statements for a in s.accesses if a.array == "c" and a.is_write]
+    assert all(a.exact for a in writes)
+
+
+@pytest.mark.parametrize("target", ["cuda", "c"])
+def test_the_outputs_address_the_pointers_and_run_in_parallel(target, tmp_path, capsys):
+    source = tmp_path / "mm.c"
+    source.write_text(MATMUL)
+    args = ["--target=c", "--openmp", "--tile"] if target == "c" else ["-v"]
+    assert main([*args, "--output-dir", str(tmp_path), str(source)]) == 0
+    if target == "c":
+        out = (tmp_path / "mm.ppcg.c").read_text()
+        assert "#pragma omp parallel for" in out and "c[(" in out
+        assert not re.search(r"\b[abc]\[[^]]*\]\[", out)        # never c[i][j]: c is a pointer
+    else:
+        report = capsys.readouterr().err
+        assert "blocks ['b0', 'b1']" in report          # both loops of c's rows parallel
+        kernel = (tmp_path / "mm_kernel.cu").read_text()
+        assert "* m + " in kernel
+
+
+BEFORE_FIRST = """
+void shift(int n, double *d, double *e) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    e[i - 1] = d[i] * 2.0 + 1.0;
+#pragma endscop
+}
+"""
+
+
+def test_an_array_reached_before_its_first_element_stays_on_the_host(tmp_path, capsys):
+    source = tmp_path / "shift.c"
+    source.write_text(BEFORE_FIRST)
+    scop = extract_program(str(source), isl.Context()).scops[0]
+    assert [a.name for a in scop.arrays if a.before_first] == ["e"]
+    assert scop.host_only_statements == frozenset(s.name for s in scop.statements)
+    assert main(["--output-dir", str(tmp_path), str(source)]) == 0
+    assert "warning: 'e' is accessed before its first element" in capsys.readouterr().err
+    assert not any("<<<" in p.read_text() for p in tmp_path.glob("shift_*"))     # no launch
