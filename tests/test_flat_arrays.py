@@ -5,7 +5,9 @@ the host (Scop.host_only_statements). The programs' numbers are checked in
 tests/front_end_corpus/flat_*.c."""
 from __future__ import annotations
 
+import random
 import re
+from math import prod
 
 import islpy as isl
 import pytest
@@ -14,6 +16,8 @@ from pycparser import c_generator, c_parser
 from ppcg_py.cli import main
 from ppcg_py.extract import extract_program
 from ppcg_py.extract.flat_arrays import digits_of, shape
+from ppcg_py.verify.harness import VerifyConfig, verify
+from ppcg_py.verify.opencl import opencl_unavailable
 
 PARSER, PRINT = c_parser.CParser(), c_generator.CGenerator()
 
@@ -109,3 +113,86 @@ def test_an_array_reached_before_its_first_element_stays_on_the_host(tmp_path, c
     assert main(["--output-dir", str(tmp_path), str(source)]) == 0
     assert "warning: 'e' is accessed before its first element" in capsys.readouterr().err
     assert not any("<<<" in p.read_text() for p in tmp_path.glob("shift_*"))     # no launch
+
+
+# -- random flat programs, verified against gcc -------------------------------------
+def random_flat_program(seed: int) -> str:
+    """A random loop nest over grids behind pointers (2-D or 3-D, a time loop or a
+    sum or neither, neighbours within the row, rows before and after the loops'):
+    its flat subscripts in varied groupings, its sizes parameters, its rows padded
+    in main so that every row it names exists."""
+    rng = random.Random(seed)
+    three = rng.random() < 0.4
+    names = ("n", "m", "p") if three else ("n", "m")
+    inner = names[1:]
+    reach = rng.randint(0, 2)                               # neighbours within this distance
+
+    def place(array: str, shifts: list[int]) -> str:
+        index = [f"{v} + {s}" if s >= 0 else f"{v} - {-s}" for v, s in zip("ijk", shifts)]
+        if not three:
+            form = rng.choice(("({0}) * m + {1}", "m * ({0}) + {1}", "{1} + ({0}) * m"))
+            return f"{array}[{form.format(*index)}]"
+        form = rng.choice(("(({0}) * m + {1}) * p + {2}", "({0}) * m * p + ({1}) * p + {2}",
+                           "{2} + p * ({1} + m * ({0}))"))
+        return f"{array}[{form.format(*index)}]"
+
+    def shifts() -> list[int]:
+        return [rng.randint(-2, 2)] + [rng.randint(-reach, reach) for _ in inner]
+
+    loops = ["for (int i = 1; i < n - 1; i++)", f"for (int j = {reach}; j < m - {reach}; j++)"]
+    if three:
+        loops.append(f"for (int k = {reach}; k < p - {reach}; k++)")
+    terms = " + ".join(f"{rng.choice((0.25, 0.5, 1.5))} * {place('a', shifts())}" for _ in range(rng.randint(1, 4)))
+    body = [f"{place('b', [0] * len(names))} = {terms};"]
+    if rng.random() < 0.5:
+        body.append(f"{place('a', [0] * len(names))} = {place('b', [0] * len(names))} - 0.125 * "
+                    f"{place('a', [0] * len(names))};")
+    nest = "\n".join("  " * d + loop for d, loop in enumerate(loops))
+    indent = "  " * len(loops)
+    statements = "\n".join(f"{indent}{s}" for s in body)
+    kernel = f"{nest} {{\n{statements}\n{'  ' * (len(loops) - 1)}}}"
+    if rng.random() < 0.5:
+        kernel = f"for (int t = 0; t < steps; t++) {{\n{kernel}\n}}"
+    sizes = [rng.randint(5, 13) for _ in names]
+    params = ", ".join(f"int {v}" for v in names)
+    count = (sizes[0] + 4) * prod(sizes[1:])
+    row = prod(sizes[1:])
+    return f"""#include <stdio.h>
+#include <stdlib.h>
+static void compute({params}, int steps, double *a, double *b)
+{{
+#pragma scop
+{kernel}
+#pragma endscop
+}}
+
+int main(void)
+{{
+  double *a = malloc(sizeof(double) * {count}), *b = malloc(sizeof(double) * {count});
+  for (int t = 0; t < {count}; t++) {{ a[t] = (t * 7) % 23 - 11; b[t] = (t * 5) % 17; }}
+  compute({', '.join(map(str, sizes))}, 3, a + 2 * {row}, b + 2 * {row});
+  fprintf(stderr, "==BEGIN DUMP_ARRAYS==\\n");
+  for (int x = 0; x < 2; x++) {{
+    const double *v = x ? b : a;
+    fprintf(stderr, "begin dump: %s\\n", x ? "b" : "a");
+    for (int t = 0; t < {count}; t++) fprintf(stderr, "%0.17g\\n", v[t]);
+    fprintf(stderr, "end   dump: %s\\n", x ? "b" : "a");
+  }}
+  fprintf(stderr, "==END   DUMP_ARRAYS==\\n");
+  free(a); free(b);
+  return 0;
+}}
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(12))
+def test_random_flat_programs_verify(seed, tmp_path):
+    source = tmp_path / f"flat{seed}.c"
+    source.write_text(random_flat_program(seed))
+    target = ("cuda", "c", "opencl")[seed % 3]
+    if target == "opencl" and opencl_unavailable() is not None:
+        target = "cuda"
+    args = ("--tile",) if target == "c" else ()
+    report = verify(VerifyConfig(source, target=target, ppcg_args=args, use_nvcc=False), tmp_path / "work")
+    assert report.ok, report.summary() + "\n" + source.read_text()
