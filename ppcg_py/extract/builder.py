@@ -865,10 +865,14 @@ class ScopBuilder:
                                       f"'{describe(digit)}' within rows of {size} is not affine), and array "
                                       f"'{raw.array}' has no declared size to bound the access by") from None
             within = value.ge_set(env.space.const(0)).intersect(value.lt_set(env.space.var(size)))
-            if not domain.is_subset(within.set_tuple_name(domain.get_tuple_name())):
+            outside = domain.subtract(within.set_tuple_name(domain.get_tuple_name()))
+            if not outside.is_empty():
+                runs = domain.params()
+                needed = runs.subtract(outside.params()).gist(runs).coalesce()
+                hint = f" (a --ctx states what it needs: '{needed}')" if not needed.is_empty() else ""
                 raise CompileError.at(raw.ref.coord, f"'{text}' is not within one row of '{raw.array}', which "
                                       f"the SCoP reads as rows of {size} elements: that needs 0 <= "
-                                      f"{describe(digit)} < {size}, which the loops around it do not ensure")
+                                      f"{describe(digit)} < {size}, which the loops around it do not ensure{hint}")
         return tuple(found)
 
     def _whole_dimension(self, raw: RawAccess, vt: VarType, k: int, env: _Env, why: NotAffine | None) -> isl.Map:
