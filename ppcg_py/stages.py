@@ -119,6 +119,11 @@ def extract(c: Compilation, run: StageRun) -> Compilation:
     if not program.scops and not program.empty:
         run.diagnostics.warn("no #pragma scop region found; the host file is a copy of the input", c.path)
     _warn_external_calls(program.scops, run.diagnostics)
+    if options.verbose:
+        for scop in (s for s in program.scops if s.checked is not None):
+            print(f"ppcg-py: SCoP of {scop.function} (lines {scop.start_line}-{scop.end_line}) assumes {scop.checked} "
+                  "(its flat arrays' rows whole), checked when it starts: where that fails, its original code runs",
+                  file=sys.stderr)
     return replace(c, program=program)
 
 

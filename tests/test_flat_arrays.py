@@ -196,3 +196,36 @@ def test_random_flat_programs_verify(seed, tmp_path):
     args = ("--tile",) if target == "c" else ()
     report = verify(VerifyConfig(source, target=target, ppcg_args=args, use_nvcc=False), tmp_path / "work")
     assert report.ok, report.summary() + "\n" + source.read_text()
+
+
+LEADING = """
+void axpy(int n, int m, int ldb, double *b, const double *a) {
+#pragma scop
+DECLARATION
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      b[i * ldb + j] += 2.0 * a[i * m + j];
+#pragma endscop
+}
+"""
+
+
+def test_rows_only_the_parameters_keep_whole_are_checked_at_run_time(tmp_path, capsys):
+    source = tmp_path / "axpy.c"
+    source.write_text(LEADING.replace("DECLARATION", ""))
+    scop = extract_program(str(source), isl.Context()).scops[0]
+    assert str(scop.checked) == "[n, m, ldb] -> {  : ldb >= m }"
+    assert scop.context.is_subset(scop.checked)
+    assert main(["--target=c", "--output-dir", str(tmp_path), str(source)]) == 0
+    out = (tmp_path / "axpy.ppcg.c").read_text()
+    checked, original = out.split("} else {  /* ppcg-py: the original code */")
+    assert "if (ldb >= m) {" in checked and "b[c0 * ldb + c1]" in checked
+    assert "b[i * ldb + j] += 2.0 * a[i * m + j];" in original and "#pragma" not in original
+
+
+def test_a_scop_that_declares_what_follows_it_cannot_check(tmp_path, capsys):
+    source = tmp_path / "axpy.c"
+    source.write_text(LEADING.replace("DECLARATION", "  int unused = 0;"))
+    assert main(["--target=c", "--output-dir", str(tmp_path), str(source)]) == 1
+    error = capsys.readouterr().err
+    assert "needs 0 <= j < ldb" in error and "--ctx states what it needs: '[n, m, ldb] -> {  : ldb >= m }'" in error

@@ -35,7 +35,7 @@ from ..schedule.cpu.register_tiles import RegisterTile
 from ..isl_budget import is_operation_limit
 from .ast import (InstancesLost, ScopAst, StatementCall, Subscript, ast_from_tree, lost_instances, source_indices,
                   with_atomic_fallback, without_unrolling)
-from .common import array_extents, linearised_on_host, local_declarations, runs_where, scop_guard
+from .common import array_extents, linearised_on_host, local_declarations, run_time_checks, runs_where, scop_guard
 from ..isl_c import c_node
 from .omp_pipeline import PIPELINE_HELPERS, USES_HELPERS
 from .omp_region import BARRIER, same_iterations, with_parallel_regions
@@ -211,7 +211,8 @@ def generate_c(source_path: str, source_text: str, scops: list[tuple[CpuSchedule
             functions.setdefault(header.first_line, []).extend(rows.functions)
     for line, made in functions.items():    # inserted before the line
         replacements.append((line, line - 1, [f for function in made for f in (function, "")]))
-    lines = text.spliced(replacements, on_host, "ppcg-py: this SCoP keeps its original C code")
+    lines = text.spliced(replacements, on_host, "ppcg-py: this SCoP keeps its original C code",
+                         run_time_checks(s.scop for s, _ in scops))
     source = os.path.basename(source_path)
     stem = os.path.splitext(source)[0]
     helpers = LOOP_HELPERS + (PIPELINE_HELPERS if any(USES_HELPERS in line for line in lines) else "") \

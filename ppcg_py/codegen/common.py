@@ -110,6 +110,14 @@ def runs_where(scop) -> isl.Set:
     return scop.domain.params().intersect(scop.context).coalesce()
 
 
+def run_time_checks(scops) -> dict[int, str]:
+    """For each SCoP whose model assumes what the program does not ensure
+    (`Scop.checked`), by the line of its `#pragma scop`: the assumption as C."""
+    return {scop.start_line: c_expr(isl.AstBuild.from_context(isl.Set.universe(scop.checked.get_space()))
+                                    .expr_from_set(scop.checked))
+            for scop in scops if scop.checked is not None}
+
+
 def scop_guard(scop, nonempty: isl.Set) -> str:
     """`nonempty` as the C condition that guards a SCoP's code ("1" where it always runs)."""
     return c_expr(isl.AstBuild.from_context(scop.context).expr_from_set(nonempty))

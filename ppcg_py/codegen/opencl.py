@@ -34,7 +34,7 @@ from .ast import Launch, ScopAst, StatementCall, SyncCall
 from .common import Calls, GeneratedFiles, KernelArgument, array_extents, box_in_c, cast, count, device_view
 from .common import function_name, grid_sizes, guarded, host_locals, kernel_arguments, linearised_on_host
 from .common import local_declarations, mul, output_templates, pointer_type, product, runs_where, scop_guard
-from .common import sizeof, struct_definitions
+from .common import run_time_checks, sizeof, struct_definitions
 from .timing import timing_work
 from .uniform_barriers import barriers_out_of_conditions
 from .path_choice import host_path_constants, with_host_path
@@ -79,7 +79,7 @@ def generate_opencl(source_path: str, source_text: str, scops: list[tuple[GpuSch
         if host_path is not None:
             host_lines = with_host_path(host_lines, scheduled, memory, host_path, indent)
         replacements.append((scop.start_line, scop.end_line, host_lines))
-    lines = text.spliced(replacements, on_host)
+    lines = text.spliced(replacements, on_host, checks=run_time_checks(s.scop for s, _, _ in scops))
     source = os.path.basename(source_path)
     types = struct_definitions(s for s, _, _ in scops)   # the .cl program's and the host's (for sizeof)
     kernel = templates.get_template("kernel.cl.j2").render(

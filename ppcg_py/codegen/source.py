@@ -45,18 +45,32 @@ class Source:
         return indent_of(self.line(number))
 
     def spliced(self, replacements: list[tuple[int, int, list[str]]], on_host: Sequence[int],
-                note: str = ON_HOST_NOTE) -> list[str]:
+                note: str = ON_HOST_NOTE, checks: dict[int, str] | None = None) -> list[str]:
         """The lines with lines start..end (1-based, inclusive) of each replacement replaced by
         its lines, and a comment `note` before the `#pragma scop` of each SCoP that starts on
-        a line of `on_host` (it keeps its C code). New lines end as the input's do."""
+        a line of `on_host` (it keeps its C code). A replacement whose start has a condition
+        in `checks` (`Scop.checked`, as C) runs where it holds, the original lines between
+        the pragmas elsewhere. New lines end as the input's do."""
         lines = list(self.lines)
-        new = [(start, end, [part + self.cr for line in code for part in line.split("\n")])
+        checks = checks or {}
+        new = [(start, end, [part + self.cr for line in self._checked(start, end, code, checks.get(start))
+                             for part in line.split("\n")])
                for start, end, code in replacements]
         new += [(start, start, [f"{self.indent(start)}/* {note} */{self.cr}", lines[start - 1]])
                 for start in on_host]
         for start, end, code in sorted(new, reverse=True):
             lines[start - 1:end] = code
         return lines
+
+    def _checked(self, start: int, end: int, code: list[str], condition: str | None) -> list[str]:
+        """`code`, or where `condition` is given, `code` where it holds and the original
+        lines between the pragmas (start and end) where it does not."""
+        if condition is None:
+            return code
+        pad = self.indent(start)
+        original = [line.rstrip("\r") for line in self.lines[start:end - 1]]
+        return [f"{pad}if ({condition}) {{  /* ppcg-py: what the scheduled code assumes, checked here */",
+                *code, f"{pad}}} else {{  /* ppcg-py: the original code */", *original, f"{pad}}}"]
 
     def text(self, head: str, lines: list[str]) -> str:
         """The output file: the byte-order mark, `head` (lines ppcg-py puts on top), `lines`."""

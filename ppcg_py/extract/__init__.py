@@ -52,8 +52,10 @@ def extract_program(path: str, ctx: isl.Context, *, include_dirs: tuple[str, ...
         else:
             coord = region.start.coord
             empty.append((coord.file if coord is not None else path, coord.line if coord is not None else 0))
+    # a SCoP whose assumptions are checked at run time keeps its C too, for where they fail
     stays_c = needs_c_host(ast) or (check_cxx and bool(scops) and rejected_as_cxx(
-        path, include_dirs, defines, tuple((s.start_line, s.end_line) for s in scops if not kept(s))))
+        path, include_dirs, defines, tuple((s.start_line, s.end_line) for s in scops
+                                           if not kept(s) and s.checked is None)))
     return Program(tuple(scops), stays_c, tuple(empty))
 
 

@@ -8,6 +8,7 @@ domains, access relations and the original schedule as an isl schedule tree
 from __future__ import annotations
 
 import copy
+import linecache
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -111,6 +112,10 @@ class ScopBuilder:
         self._summary = None   # while a summarised call's summary is built: its accesses (summaries.py)
         self._calls_have_state = False   # a statement calls a declared-only function that is not pure
         self._assumed = False            # a __pencil_assume narrowed the context
+        # what the model assumes of the parameters that the program does not ensure (a flat
+        # array's rows kept whole by `ldb >= m`): checked when the SCoP starts, the original
+        # code running where it fails (None: nothing assumed)
+        self.checked: isl.Set | None = None
         self.external = dict(functions.external) if functions is not None else {}   # declared-only functions
         self._globals = functions.globals if functions is not None else {}
         with self.source_names():
@@ -346,6 +351,7 @@ class ScopBuilder:
             used_names=frozenset(all_names(self.region.function_node)) | frozenset(self.locals),
             kills=tuple(self.kills), schedule_with_kills=with_kills if self.kills else None,
             external_calls=self._first_calls(), surroundings=_surroundings(self.region),
+            checked=self.checked,
         )
         return replace(scop, reductions=find_reductions(scop))
 
@@ -865,15 +871,35 @@ class ScopBuilder:
                                       f"'{describe(digit)}' within rows of {size} is not affine), and array "
                                       f"'{raw.array}' has no declared size to bound the access by") from None
             within = value.ge_set(env.space.const(0)).intersect(value.lt_set(env.space.var(size)))
-            outside = domain.subtract(within.set_tuple_name(domain.get_tuple_name()))
+            outside = domain.subtract(within.set_tuple_name(domain.get_tuple_name())).intersect_params(self.context)
             if not outside.is_empty():
                 runs = domain.params()
                 needed = runs.subtract(outside.params()).gist(runs).coalesce()
+                if not needed.is_empty() and self._checks_at_run_time():
+                    self._check_at_run_time(needed)
+                    continue
                 hint = f" (a --ctx states what it needs: '{needed}')" if not needed.is_empty() else ""
                 raise CompileError.at(raw.ref.coord, f"'{text}' is not within one row of '{raw.array}', which "
                                       f"the SCoP reads as rows of {size} elements: that needs 0 <= "
                                       f"{describe(digit)} < {size}, which the loops around it do not ensure{hint}")
         return tuple(found)
+
+    def _checks_at_run_time(self) -> bool:
+        """Whether the SCoP's code may check an assumption when it starts and run its
+        original code where it fails: its region is whole lines (`#pragma scop` and
+        `#pragma endscop` alone on theirs) and declares nothing that code after it sees."""
+        lines = linecache.getlines(self.path)
+        pragmas = [self.region.start.coord, self.region.end.coord]
+        return all(c is not None and c.file in (self.path, None) and 0 < c.line <= len(lines)
+                   and re.fullmatch(r"\s*#\s*pragma\s+(end)?scop\s*", lines[c.line - 1]) for c in pragmas) \
+            and not any(isinstance(item, c_ast.Decl) for item in self.region.items)
+
+    def _check_at_run_time(self, needed: isl.Set) -> None:
+        """Assume `needed` (parameters), checked when the SCoP starts (`Scop.checked`)."""
+        needed = needed.align_params(self.context.get_space())
+        self.checked = needed if self.checked is None else self.checked.intersect(needed).coalesce()
+        self.context = self.context.intersect(needed).coalesce()
+        self._assumed = True
 
     def _whole_dimension(self, raw: RawAccess, vt: VarType, k: int, env: _Env, why: NotAffine | None) -> isl.Map:
         """{ [i..] -> [o] : 0 <= o < extent } for dimension `k` of the array."""

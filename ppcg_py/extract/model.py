@@ -203,6 +203,11 @@ class Scop:
     # the statements that fold values into one location (extract/reductions.py)
     reductions: tuple[Any, ...] = ()
     surroundings: Surroundings | None = None
+    # What the model assumes of the parameters beyond what the program ensures (a flat
+    # array's rows kept whole: `ldb >= m` for `b[i * ldb + j]`, j < m), within `context`:
+    # the output checks it when the SCoP starts and runs the SCoP's original code where
+    # it fails (codegen/source.py). None: nothing assumed.
+    checked: isl.Set | None = None
 
     def member(self, name: str) -> Member | None:
         """Where field array `name` lives (None for any other array)."""

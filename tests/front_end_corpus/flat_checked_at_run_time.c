@@ -1,5 +1,4 @@
-// covers: rejected: leading dimensions (b[i * ldb + j], j < m) that no --ctx bounds: the message says the --ctx
-// expect: 10:7: which the loops around it do not ensure (a --ctx states what it needs: '[n, m, ldb, lda] -> {  : ldb >= m }')
+// covers: leading dimensions that only the parameters keep whole (b[i * ldb + j], j < m): checked when the SCoP starts (ldb >= m, lda >= m), the original code running where they fail (rows that overlap)
 #include <stdio.h>
 #include <stdlib.h>
 static void compute(int n, int m, int lda, int ldb, double alpha, const double *a, double *b)
@@ -27,6 +26,8 @@ int main(void)
   compute(0, 5, 5, 5, 2.0, a, b);
   compute(7, 0, 3, 3, 2.0, a, b);
   compute(5, 12, 12, 13, -1.0, a + 3, b + 1400);
+  compute(9, 7, 4, 5, 1.5, a + 11, b + 1500);        /* rows of b overlap: the original code */
+  compute(6, 8, 9, 3, 0.25, a + 20, b + 1600);
   fprintf(stderr, "==BEGIN DUMP_ARRAYS==\n");
   dump("b", b, SIZE);
   fprintf(stderr, "==END   DUMP_ARRAYS==\n");
