@@ -82,6 +82,7 @@ class Features:
     dynamic: bool = True         # ifs on array values, while loops that stop early on them (`dynamic`)
     calls: bool = True           # calls of helper functions of the file (values, element updates, rows)
     structs: bool = True         # two or three arrays become the members of one array of structs
+    flat: bool = True            # arrays passed as pointers, addressed `A[(i) * A_ld1 + (k)]` (`_with_flat`)
     external: bool = True        # calls of functions the file only declares, defined in a second file
     empty: bool = True           # `#pragma scop` regions with nothing or only a declaration in them
     bitwise: bool = True         # integer updates `^=`, `|=`, `&=` (reductions of every exact operator)
@@ -499,6 +500,8 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
             program = add_dynamic_control(program, f"{seed}:{_attempt}")
         if features.structs:
             program = _with_struct(program, random.Random(f"structs:{seed}:{_attempt}"))
+        if features.flat:
+            program = _with_flat(program, random.Random(f"flat:{seed}:{_attempt}"))
         if features.empty:
             program = _with_empty_scops(program, random.Random(f"empty:{seed}:{_attempt}"))
         for _shrink in range(6):
@@ -535,6 +538,50 @@ def _with_struct(program: Program, rng: random.Random) -> Program:
     order = [a.name for a in program.arrays if a in members]
     return replace(program, structs=(StructDecl(name, tuple(order), rank),),
                    notes=program.notes + (f"struct {name}: {', '.join(order)}",))
+
+
+def _with_flat(program: Program, rng: random.Random) -> Program:
+    """With a modest probability, one or two arrays of two or three dimensions are passed
+    as pointers to their first element and addressed as flat sequences, their row
+    lengths parameters of the function (render.py). The program's semantics are those
+    of the arrays it had: only the C changes, and ppcg-py must read the rows back."""
+    from .external import pointer_arrays
+    if rng.random() >= 0.3:
+        return program
+    members = {f for st in program.structs for f in st.fields}
+    apart = set(program.globals) | pointer_arrays(program) | members | set(program.killed) | _not_affine(program)
+    arrays = [a.name for a in program.arrays if a.rank >= 2 and not a.open_outer and a.name not in apart]
+    if not arrays:
+        return program
+    chosen = tuple(sorted(rng.sample(arrays, min(len(arrays), rng.randint(1, 2)))))
+    return replace(program, flat=chosen, notes=program.notes + (f"flat: {', '.join(chosen)}",))
+
+
+def _not_affine(program: Program) -> set[str]:
+    """The arrays some reference subscripts with a variable no `for` loop around it runs
+    (a `while` loop's, a helper's result): ppcg-py could not prove such a digit within
+    its row, and refuses the program where the array is flat."""
+    from .program import While, children, node_refs
+    params = {n for n, _ in program.params}
+    found: set[str] = set()
+
+    def visit(nodes, bound: frozenset[str]) -> None:
+        for node in nodes:
+            for ref in node_refs(node):
+                if any(not _vars(sub) <= bound | params for sub in ref.subs):
+                    found.add(ref.name)
+            inner = bound | {node.var} if isinstance(node, Loop) else bound
+            for _, body in children(node):
+                visit(body, inner if not isinstance(node, While) else frozenset())
+    for scop in program.scops:
+        visit(scop, frozenset())
+    return found
+
+
+def _vars(e: IExpr) -> set[str]:
+    if isinstance(e, Var):
+        return {e.name}
+    return _vars(e.a) | _vars(e.b) if isinstance(e, (Bin, MinMax)) else set()
 
 
 def _with_empty_scops(program: Program, rng: random.Random) -> Program:

@@ -339,6 +339,10 @@ class Program:
     # extra headers ("omp.h", "string.h", "stdint.h") and the helpers of main whose
     # parameters are `int a[static 4]` ("static") and `const int a[const 4]` ("const")
     c_only: tuple[str, ...] = ()
+    # arrays the compute function gets as pointers to their first element and addresses
+    # as flat sequences, `A[(i) * A_ld1 + (k)]`, with their row lengths as parameters
+    # (`render`: ppcg-py reads them as rows, extract/flat_arrays.py)
+    flat: tuple[str, ...] = ()
 
     def with_scops(self, scops: tuple[tuple[Node, ...], ...]) -> "Program":
         return replace(self, scops=tuple(s for s in scops if s))

@@ -89,11 +89,24 @@ def _members(program: Program) -> dict[str, tuple[str, int]]:
     return {f: (s.name, s.rank) for s in program.structs for f in s.fields}
 
 
+def flat_arrays(program: Program) -> list[str]:
+    """The arrays the compute function addresses as flat sequences (`Program.flat`) that
+    the program still has (the shrinker may have removed some)."""
+    names = {a.name for a in program.arrays}
+    return [name for name in program.flat if name in names]
+
+
+def row_lengths(name: str, extents: tuple[int, ...]) -> list[tuple[str, int]]:
+    """The parameters that hold a flat array's inner extents, and their values."""
+    return [(f"{name}_ld{d}", e) for d, e in enumerate(extents) if d > 0]
+
+
 class _Printer:
     def __init__(self, program: Program, lay: Layout) -> None:
         self.program = program
         self.layout = lay
         self.members = _members(program)
+        self.flat = set(flat_arrays(program))
 
     def ctype(self, array: str) -> str:
         return next(a.ctype for a in self.program.arrays if a.name == array)
@@ -129,16 +142,40 @@ class _Printer:
         return f"{self.iexpr(c.a)} {c.op} {self.iexpr(c.b)}"
 
     # -- data -------------------------------------------------------------
-    def ref(self, r: Ref) -> str:
+    def subscripts(self, r: Ref) -> list[str]:
+        """`r`'s subscripts as printed: shifted by the layout's offsets (no negative index)."""
         subs = []
         for d, sub in enumerate(r.subs):
             off = self.layout.offsets.get((r.name, d), 0)
             subs.append(self.iexpr(Bin("+", sub, Const(off)) if off else sub))
+        return subs
+
+    def ref(self, r: Ref) -> str:
+        subs = self.subscripts(r)
         if r.name in self.members:   # `rec[i].A[k]`
             struct, rank = self.members[r.name]
             return (struct + "".join(f"[{s}]" for s in subs[:rank]) + "." + r.name
                     + "".join(f"[{s}]" for s in subs[rank:]))
+        if r.name in self.flat:   # `A[(i) * A_ld1 + (k)]`
+            return self._flat(r.name, subs)
         return r.name + "".join(f"[{s}]" for s in subs)
+
+    def _flat(self, name: str, subs: list[str]) -> str:
+        """`name[((s0) * name_ld1 + (s1)) * name_ld2 + (s2)]`, the subscripts as printed."""
+        lengths = row_lengths(name, self.layout.extents[name])
+        flat = f"({subs[0]})"
+        for sub, (length, _) in zip(subs[1:], lengths):
+            flat = f"({flat} * {length} + ({sub}))"
+        return f"{name}[{flat[1:-1]}]"
+
+    def pointer(self, p: Ptr) -> str:
+        """A pointer argument; a flat array's row (forms' `first_at_least_T(A[i], ...)`,
+        added after the arrays were chosen) is the address of its first element."""
+        rank = next((a.rank for a in self.program.arrays if a.name == p.ref.name), 0)
+        if p.ref.name in self.flat and not p.address and 0 < len(p.ref.subs) < rank:
+            given = self.subscripts(p.ref)
+            return "&" + self._flat(p.ref.name, given + ["0"] * (rank - len(given)))
+        return ("&" if p.address else "") + self.ref(p.ref)
 
     def data(self, e: DExpr) -> str:
         if isinstance(e, Ref):
@@ -154,7 +191,7 @@ class _Printer:
         if isinstance(e, Select):
             return f"({self.data(e.a)} {e.op} {self.data(e.b)} ? {self.data(e.x)} : {self.data(e.y)})"
         if isinstance(e, Ptr):
-            return ("&" if e.address else "") + self.ref(e.ref)
+            return self.pointer(e)
         if isinstance(e, Extent):
             return str(self.layout.extents[e.name][-1])
         assert isinstance(e, CastTo)
@@ -175,7 +212,8 @@ class _Printer:
             return [f"{indent}__pencil_assume({self.cond(node.cond)});"]
         if isinstance(node, Kill):
             return [f"{indent}__pencil_kill({', '.join(node.names)});"]
-        if isinstance(node, Loop) and node.helper == "row" and (row := _row_call(node, self.members)) is not None:
+        if isinstance(node, Loop) and node.helper == "row" and \
+                (row := _row_call(node, {**self.members, **dict.fromkeys(self.flat)})) is not None:
             target, source = row
             return [f"{indent}row_update_{self.ctype(target.name)}({self.ref(target)}, {self.ref(source)}, "
                     f"{self.iexpr(node.hi)});"]
@@ -307,7 +345,8 @@ def _helpers_used(program: Program) -> list[str]:
             if isinstance(node, Assign):
                 if node.helper in ("bump", "settle") and node.target.subs:
                     used.add(f"{node.helper}_{types[node.target.name]}")
-            elif isinstance(node, Loop) and node.helper == "row" and (row := _row_call(node, members)) is not None:
+            elif isinstance(node, Loop) and node.helper == "row" and \
+                    (row := _row_call(node, {**members, **dict.fromkeys(flat_arrays(program))})) is not None:
                 used.add(f"row_update_{types[row[0].name]}")
     if "twice_mix" in used:
         used.add("mix")
@@ -364,12 +403,17 @@ def render(program: Program, fp: Footprint | None = None) -> str:
     def struct_param(st, fs) -> str:
         return f"struct {st.name}_t {st.name}{''.join(f'[{e}]' for e in lay.extents[fs[0].name][:st.rank])}"
 
+    flat = flat_arrays(program)
+
     def array_param(a) -> str:
+        if a.name in flat:
+            return f"{a.ctype} *{a.name}"
         ext = lay.extents[a.name]
         dims = "".join(f"[{'' if (k == 0 and a.open_outer) else e}]" for k, e in enumerate(ext))
         return f"{a.ctype} {a.name}{dims}"
 
-    signature = ([f"int {n}" for n, _ in params]
+    lengths = [length for a in arrays if a.name in flat for length in row_lengths(a.name, lay.extents[a.name])]
+    signature = ([f"int {n}" for n, _ in params] + [f"int {n}" for n, _ in lengths]
                  + [f"{s.ctype} {s.name}" for s in scalars if not s.written]
                  + [array_param(a) for a in arrays]
                  + [struct_param(st, fs) for st, fs in structs]
@@ -402,8 +446,10 @@ def render(program: Program, fp: Footprint | None = None) -> str:
             if s.inout:
                 lines.append(f"  *{s.name}_io = {s.name};")
         lines += ["}", ""]
-        args = ([str(v) for _, v in params] + [_literal(Num(s.value, s.ctype)) for s in scalars if not s.written]
-                + [a.name for a in arrays] + [st.name for st, _ in structs]
+        args = ([str(v) for _, v in params] + [str(v) for _, v in lengths]
+                + [_literal(Num(s.value, s.ctype)) for s in scalars if not s.written]
+                + [f"&{a.name}{'[0]' * a.rank}" if a.name in flat else a.name for a in arrays]
+                + [st.name for st, _ in structs]
                 + [f"&{s.name}" for s in scalars if s.inout])
         calls.append(f"  {name}({', '.join(args)});")
     dumped = {a.ctype for a in arrays + fields + globals_} | {s.ctype for s in scalars if s.inout}
