@@ -229,3 +229,22 @@ def test_a_scop_that_declares_what_follows_it_cannot_check(tmp_path, capsys):
     assert main(["--target=c", "--output-dir", str(tmp_path), str(source)]) == 1
     error = capsys.readouterr().err
     assert "needs 0 <= j < ldb" in error and "--ctx states what it needs: '[n, m, ldb] -> {  : ldb >= m }'" in error
+
+
+def test_a_flat_element_in_a_value_argument_is_a_value(tmp_path):
+    """fuzz 2986:105: `ext(&A[i], c[i * m + j] - x)` read `c[...] - x` as pointer arithmetic
+    on a row of the three-dimensional model (a call that may touch all of `c`)."""
+    source = tmp_path / "ext.c"
+    source.write_text("""
+void ext(double *p, double v);
+void f(int n, int m, double *c, double A[100]) {
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      ext(&A[i], c[i * m + j] - 1.0);
+#pragma endscop
+}
+""")
+    scop = extract_program(str(source), isl.Context()).scops[0]
+    reads = [a for s in scop.statements for a in s.accesses if a.array == "c"]
+    assert len(reads) == 1 and reads[0].exact and not reads[0].is_write

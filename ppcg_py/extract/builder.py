@@ -296,9 +296,8 @@ class ScopBuilder:
         return calls, memory_arguments(calls, self.external, self._rank_of)
 
     def _rank_of(self, name: str) -> int | None:
-        """The dimensions of a variable the SCoP's statements access (None: a value)."""
-        if name in self.flat:
-            return len(self.flat[name]) + 1
+        """The dimensions of a variable the SCoP's statements access, as C declares it
+        (a flat array's one: `c[i * m + j] - x` is a value, not a row), None for a value."""
         return len(self.types[name].dims) if self.kinds.get(name) in ("array", "cell") else None
 
     def _memory(self, name: str) -> bool:
