@@ -223,9 +223,16 @@ def test_rows_only_the_parameters_keep_whole_are_checked_at_run_time(tmp_path, c
     assert "b[i * ldb + j] += 2.0 * a[i * m + j];" in original and "#pragma" not in original
 
 
-def test_a_scop_that_declares_what_follows_it_cannot_check(tmp_path, capsys):
+def test_a_declaration_the_scop_keeps_to_itself_is_checked_too(tmp_path):
     source = tmp_path / "axpy.c"
     source.write_text(LEADING.replace("DECLARATION", "  int unused = 0;"))
+    assert extract_program(str(source), isl.Context()).scops[0].checked is not None
+
+
+def test_a_scop_that_declares_what_follows_it_cannot_check(tmp_path, capsys):
+    source = tmp_path / "axpy.c"
+    source.write_text(LEADING.replace("DECLARATION", "  double seen = 1.0;").replace(
+        "#pragma endscop\n", "#pragma endscop\n  b[0] = seen;\n"))
     assert main(["--target=c", "--output-dir", str(tmp_path), str(source)]) == 1
     error = capsys.readouterr().err
     assert "needs 0 <= j < ldb" in error and "--ctx states what it needs: '[n, m, ldb] -> {  : ldb >= m }'" in error

@@ -886,12 +886,14 @@ class ScopBuilder:
     def _checks_at_run_time(self) -> bool:
         """Whether the SCoP's code may check an assumption when it starts and run its
         original code where it fails: its region is whole lines (`#pragma scop` and
-        `#pragma endscop` alone on theirs) and declares nothing that code after it sees."""
+        `#pragma endscop` alone on theirs) and declares nothing that code after it names
+        (the check's braces would hide it)."""
         lines = linecache.getlines(self.path)
         pragmas = [self.region.start.coord, self.region.end.coord]
         return all(c is not None and c.file in (self.path, None) and 0 < c.line <= len(lines)
                    and re.fullmatch(r"\s*#\s*pragma\s+(end)?scop\s*", lines[c.line - 1]) for c in pragmas) \
-            and not any(isinstance(item, c_ast.Decl) for item in self.region.items)
+            and not any(isinstance(item, c_ast.Decl) and self._liveness.named_after(item.name)
+                        for item in self.region.items)
 
     def _check_at_run_time(self, needed: isl.Set) -> None:
         """Assume `needed` (parameters), checked when the SCoP starts (`Scop.checked`)."""

@@ -39,6 +39,10 @@ class Liveness:
         for decl in nodes_of(function.body, c_ast.Decl):
             self._declared.setdefault(decl.name, []).append(decl)
 
+    def named_after(self, name: str) -> bool:
+        """Whether code after the SCoP (or taking an address anywhere) names `name`."""
+        return name in self._used_outside
+
     def unused_after(self, name: str) -> bool:
         """Whether the SCoP's final value of the scalar `name` can never be read."""
         found = self._declared.get(name, [])
