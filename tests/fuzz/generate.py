@@ -509,7 +509,7 @@ def generate(seed: int | str, features: Features | None = None) -> Program:
             if count is not None:
                 if count > 0:
                     from .forms import add_forms
-                    return add_forms(program, gen, f"{seed}:{_attempt}", features)
+                    return _flat_without_pointers(add_forms(program, gen, f"{seed}:{_attempt}", features))
                 break
             smaller = tuple((n, _smaller_prime(v)) for n, v in program.params)
             program = replace(program, params=smaller)
@@ -555,6 +555,16 @@ def _with_flat(program: Program, rng: random.Random) -> Program:
         return program
     chosen = tuple(sorted(rng.sample(arrays, min(len(arrays), rng.randint(1, 2)))))
     return replace(program, flat=chosen, notes=program.notes + (f"flat: {', '.join(chosen)}",))
+
+
+def _flat_without_pointers(program: Program) -> Program:
+    """`program` without the flat arrays that the forms (added after them) pass as rows
+    to helpers (ppcg-py inlines the helper, whose loop stops early: dynamic control, and
+    cannot prove its index within the row) or kill whole (`__pencil_kill(D)`: an array of
+    no declared size has no whole)."""
+    from .external import pointer_arrays
+    apart = pointer_arrays(program) | set(program.killed)
+    return replace(program, flat=tuple(n for n in program.flat if n not in apart))
 
 
 def _not_affine(program: Program) -> set[str]:

@@ -168,15 +168,6 @@ class _Printer:
             flat = f"({flat} * {length} + ({sub}))"
         return f"{name}[{flat[1:-1]}]"
 
-    def pointer(self, p: Ptr) -> str:
-        """A pointer argument; a flat array's row (forms' `first_at_least_T(A[i], ...)`,
-        added after the arrays were chosen) is the address of its first element."""
-        rank = next((a.rank for a in self.program.arrays if a.name == p.ref.name), 0)
-        if p.ref.name in self.flat and not p.address and 0 < len(p.ref.subs) < rank:
-            given = self.subscripts(p.ref)
-            return "&" + self._flat(p.ref.name, given + ["0"] * (rank - len(given)))
-        return ("&" if p.address else "") + self.ref(p.ref)
-
     def data(self, e: DExpr) -> str:
         if isinstance(e, Ref):
             return self.ref(e)
@@ -190,8 +181,8 @@ class _Printer:
             return f"{e.fn}({', '.join(self.data(a) for a in e.args)})"
         if isinstance(e, Select):
             return f"({self.data(e.a)} {e.op} {self.data(e.b)} ? {self.data(e.x)} : {self.data(e.y)})"
-        if isinstance(e, Ptr):
-            return self.pointer(e)
+        if isinstance(e, Ptr):     # never a flat array's (generate._flat_without_pointers)
+            return ("&" if e.address else "") + self.ref(e.ref)
         if isinstance(e, Extent):
             return str(self.layout.extents[e.name][-1])
         assert isinstance(e, CastTo)
