@@ -204,9 +204,10 @@ class Scop:
     reductions: tuple[Any, ...] = ()
     surroundings: Surroundings | None = None
     # What the model assumes of the parameters beyond what the program ensures (a flat
-    # array's rows kept whole: `ldb >= m` for `b[i * ldb + j]`, j < m), within `context`:
-    # the output checks it when the SCoP starts and runs the SCoP's original code where
-    # it fails (codegen/source.py). None: nothing assumed.
+    # array's rows kept whole: `ldb >= m` for `b[i * ldb + j]`, j < m): the output checks
+    # it when the SCoP starts and runs the SCoP's original code where it fails
+    # (codegen/source.py). The model is exact where it holds, and `context` does not
+    # include it (the scheduled code runs nowhere else). None: nothing assumed.
     checked: isl.Set | None = None
 
     def member(self, name: str) -> Member | None:
