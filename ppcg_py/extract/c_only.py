@@ -18,7 +18,7 @@ import subprocess
 
 from pycparser import c_ast
 
-from . import cxx_prefix
+from .cxx_prefix import precompiled, system_prefix
 
 # C++17's keywords that are no keywords of C (wchar_t, char16_t, char32_t: typedefs in
 # C's headers; bool, true, false: stdbool.h's macros, gone after preprocessing)
@@ -51,8 +51,8 @@ def rejected_as_cxx(path: str, include_dirs: tuple[str, ...] = (), defines: tupl
         lines[first - 1:last] = [b""] * (last - first + 1)
     flags = ("-std=gnu++17", "-w", *(f"-I{d}" for d in include_dirs), *(f"-D{d}" for d in defines))
     command = [compiler, "-fsyntax-only", "-x", "c++", *flags, f"-iquote{os.path.dirname(path) or '.'}"]
-    count, directives = cxx_prefix.system_prefix(lines)
-    header = cxx_prefix.precompiled(compiler, flags, directives) if count else None
+    count, directives = system_prefix(lines)
+    header = precompiled(compiler, flags, directives) if count else None
     if header is not None:      # the same tokens, the system headers' read from their compiled form
         command += ["-include", header]
         lines = [b""] * count + lines[count:]
