@@ -8,7 +8,6 @@ domains, access relations and the original schedule as an isl schedule tree
 from __future__ import annotations
 
 import copy
-import linecache
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -144,8 +143,8 @@ class ScopBuilder:
             self.params = tuple(n for n in self._first_use_order() if self.kinds.get(n) == "param")
             self.context = self._context(context, assume_nonneg)
             # `double *c` read as `c[i * m + j]`: the dimensions it holds (flat_arrays.py)
-            self.flat = flat_arrays(self.items, {n for n, k in self.kinds.items() if k == "array" and self._flat_candidate(n)},
-                                    self.params)
+            candidates = {n for n, k in self.kinds.items() if k == "array" and self._flat_candidate(n)}
+            self.flat = flat_arrays(self.items, candidates, self.params)
 
     def _flat_candidate(self, name: str) -> bool:
         """An array of the program of one dimension and no affine size (a pointer, `A[]`, `A[n * m]`)."""
@@ -888,7 +887,11 @@ class ScopBuilder:
         original code where it fails: its region is whole lines (`#pragma scop` and
         `#pragma endscop` alone on theirs) and declares nothing that code after it names
         (the check's braces would hide it)."""
-        lines = linecache.getlines(self.path)
+        try:
+            with open(self.path, encoding="utf-8", errors="surrogateescape") as handle:
+                lines = handle.read().split("\n")
+        except OSError:
+            return False
         pragmas = [self.region.start.coord, self.region.end.coord]
         return all(c is not None and c.file in (self.path, None) and 0 < c.line <= len(lines)
                    and re.fullmatch(r"\s*#\s*pragma\s+(end)?scop\s*", lines[c.line - 1]) for c in pragmas) \

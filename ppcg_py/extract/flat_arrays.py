@@ -157,7 +157,8 @@ def _expression(poly: Polynomial) -> c_ast.Node:
     return result if result is not None else c_ast.Constant("int", "0")
 
 
-def flat_arrays(items: Iterable[c_ast.Node], candidates: set[str], params: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+def flat_arrays(items: Iterable[c_ast.Node], candidates: set[str],
+                params: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """The arrays among `candidates` (one dimension, no affine size) whose references
     in `items` address inner dimensions, with those dimensions' sizes."""
     subscripts: dict[str, list[c_ast.Node]] = {}
