@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import islpy as isl
 from pycparser import c_ast
 
-from ..extract.c_walk import identifier_names
 from ..cache import made_folder
+from ..extract.c_walk import identifier_names
 from ..extract.model import Array
 from ..isl_c import c_node, integer, is_constant
 from ..isl_c import call as call_node
