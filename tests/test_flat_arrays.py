@@ -45,6 +45,7 @@ def test_subscripts_split_into_digits(subscripts, params, sizes, digits):
     (["i * j"], ("m",)),                    # no parameter multiplies a digit
     (["i * m + j", "i * k + j"], ("m", "k")),   # two row lengths
     (["i * m + j * j"], ("m",)),             # a digit that is no affine function
+    (["(unsigned char) (i * m + j)"], ("m",)),   # wraps at 256: no place of a row
 ])
 def test_subscripts_that_name_no_rows(subscripts, params):
     assert shape([expression(s) for s in subscripts], params) is None

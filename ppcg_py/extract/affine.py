@@ -19,6 +19,21 @@ MIN_MAX_CALLS = {"min", "max", "MIN", "MAX", "fmin", "fmax"}
 # floord(a, b) / ceild(a, b): PPCG's and CLooG's helpers, with a positive constant b.
 ROUNDED_DIVISIONS = {"floord", "ceild"}
 AFFINE_CALLS = frozenset(MIN_MAX_CALLS | ROUNDED_DIVISIONS)
+# integer types at least as wide as int: a cast to one keeps an index's value
+WIDE_INTEGERS = frozenset({"int", "long", "signed", "unsigned"})
+WIDE_TYPEDEFS = frozenset({"size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "int32_t", "uint32_t",
+                           "int64_t", "uint64_t", "intmax_t", "uintmax_t"})
+
+
+def keeps_value(cast: c_ast.Cast) -> bool:
+    """Whether a cast keeps the value of every integer it converts (to an integer type at
+    least as wide as int): `(unsigned char) i` wraps at 256, and `(double) i / 2` divides
+    exactly, so neither is the affine function of `i` that ignoring the cast would give."""
+    decl = cast.to_type.type
+    if not (isinstance(decl, c_ast.TypeDecl) and isinstance(decl.type, c_ast.IdentifierType)):
+        return False
+    names = set(decl.type.names)
+    return names <= WIDE_INTEGERS or (len(names) == 1 and names <= WIDE_TYPEDEFS)
 
 
 class NotAffine(CompileError):
@@ -79,7 +94,9 @@ class AffineSpace:
                 return self.values[node.name]
             raise self._non_affine(node, what, f"'{node.name}' is not a loop iterator or parameter")
         if isinstance(node, c_ast.Cast):
-            return self.expr(node.expr, what)
+            if keeps_value(node):
+                return self.expr(node.expr, what)
+            raise self._non_affine(node, what, "a cast to a narrower or a floating type")
         if isinstance(node, c_ast.UnaryOp):
             if node.op == "-":
                 return self.expr(node.expr, what).neg()

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
+from .affine import keeps_value
 from .c_walk import nodes_of
 
 Monomial = tuple[str, ...]          # the atoms of a product, sorted (a name, or an opaque node's key)
@@ -55,8 +56,8 @@ def _nonzero(terms: dict[Monomial, int]) -> dict[Monomial, int]:
 
 
 def polynomial(node: c_ast.Node) -> Polynomial:
-    """`node` expanded into a sum of products (casts dropped: they are integer casts
-    of integer subscripts)."""
+    """`node` expanded into a sum of products (casts that keep values dropped; any other
+    is an opaque atom, as `affine.AffineSpace` refuses it)."""
     if isinstance(node, c_ast.Constant) and node.type in ("int", "long int", "unsigned int", "long long int",
                                                          "unsigned long int", "unsigned long long int"):
         text = node.value.rstrip("uUlL")
@@ -64,7 +65,7 @@ def polynomial(node: c_ast.Node) -> Polynomial:
         return Polynomial(_nonzero({(): value}), {})
     if isinstance(node, c_ast.ID):
         return Polynomial({(node.name,): 1}, {})
-    if isinstance(node, c_ast.Cast):
+    if isinstance(node, c_ast.Cast) and keeps_value(node):
         return polynomial(node.expr)
     if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
         inner = polynomial(node.expr)
