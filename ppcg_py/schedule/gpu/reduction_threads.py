@@ -110,9 +110,22 @@ def reduction_epilogue(band: isl.ScheduleNode, lead: int, reductions: Sequence[R
         return None
     head, last = parts
     found = reduction_member(_split(band, head, last).child(0).child(0), lead, reductions, dependences)
-    if not found or not _strictly_after(band, lead, head, last):
+    if not found or not _strictly_after(band, lead, head, last) or _carried_by_readers(band, lead, last, dependences):
         return None
     return Epilogue(found, union_of([isl.UnionSet.from_set(s) for s in last]))
+
+
+def _carried_by_readers(band: isl.ScheduleNode, lead: int, last: list[isl.Set], dependences: isl.UnionMap) -> bool:
+    """Whether the readers carry a dependence among themselves along member `lead` (at the
+    same values of the loops around and of the members before it): the threads that run
+    them along that member would race (fuzz 2989:65, `A[i] = C[i][i][j + 3]` at every j)."""
+    domain, _prefix, local = _within_band(band, dependences)
+    readers = union_of([isl.UnionSet.from_set(s) for s in last])
+    local = local.intersect_domain(readers).intersect_range(readers)
+    members = [_member(band, k, domain) for k in range(lead + 1)]
+    for member in members[:lead]:
+        local = local.intersect(_same(member))
+    return not zero_distance(local, members[lead])
 
 
 def _readers_apart(band: isl.ScheduleNode, lead: int, reductions: Sequence[ReducedLocation],
