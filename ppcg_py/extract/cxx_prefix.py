@@ -53,9 +53,8 @@ def system_prefix(lines: list[bytes]) -> tuple[int, bytes]:
         if code.strip():
             directives.append(code.strip())
         if _DIRECTIVE.match(code) and b"include" in code.split(b"<", 1)[0]:
-            end = len(directives)
-            count = number
-    if end == 0 or _opens_comment(lines[:count]):
+            end, count, open_after = len(directives), number, in_comment
+    if end == 0 or open_after:      # the prefix must close its own comments
         return 0, b""
     return count, b"".join(d + b"\n" for d in directives[:end])
 
@@ -83,14 +82,6 @@ def _without_comments(line: bytes, in_comment: bool) -> tuple[bytes | None, bool
             return kept, False
         rest, in_comment = rest[first + 2:], True
     return kept, in_comment
-
-
-def _opens_comment(lines: list[bytes]) -> bool:
-    """Whether a block comment is still open after `lines` (the prefix must close its own)."""
-    in_comment = False
-    for line in lines:
-        _, in_comment = _without_comments(line, in_comment)
-    return in_comment
 
 
 def precompiled(compiler: str, flags: tuple[str, ...], prefix: bytes) -> str | None:
