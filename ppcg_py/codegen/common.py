@@ -113,14 +113,18 @@ def runs_where(scop) -> isl.Set:
 def run_time_checks(scops) -> dict[int, str]:
     """For each SCoP whose model assumes what the program does not ensure
     (`Scop.checked`), by the line of its `#pragma scop`: the assumption as C."""
-    return {scop.start_line: c_expr(isl.AstBuild.from_context(isl.Set.universe(scop.checked.get_space()))
-                                    .expr_from_set(scop.checked))
+    return {scop.start_line: c_condition(scop.checked, isl.Set.universe(scop.checked.get_space()))
             for scop in scops if scop.checked is not None}
 
 
 def scop_guard(scop, nonempty: isl.Set) -> str:
     """`nonempty` as the C condition that guards a SCoP's code ("1" where it always runs)."""
-    return c_expr(isl.AstBuild.from_context(scop.context).expr_from_set(nonempty))
+    return c_condition(nonempty, scop.context)
+
+
+def c_condition(condition: isl.Set, known: isl.Set) -> str:
+    """A set of parameter values as a C condition, given what is `known` of them."""
+    return c_expr(isl.AstBuild.from_context(known).expr_from_set(condition))
 
 
 def host_locals(scheduled: GpuSchedule) -> list[Array]:
