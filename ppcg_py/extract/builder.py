@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import islpy as isl
 from pycparser import c_ast, c_generator
@@ -873,7 +874,7 @@ class ScopBuilder:
             if not outside.is_empty():
                 runs = domain.params()
                 needed = runs.subtract(outside.params()).gist(runs).coalesce()
-                if not needed.is_empty() and self._checks_at_run_time():
+                if not needed.is_empty() and self._checks_at_run_time:
                     self._check_at_run_time(needed)
                     continue
                 hint = f" (a --ctx states what it needs: '{needed}')" if not needed.is_empty() else ""
@@ -882,6 +883,7 @@ class ScopBuilder:
                                       f"{describe(digit)} < {size}, which the loops around it do not ensure{hint}")
         return tuple(found)
 
+    @cached_property
     def _checks_at_run_time(self) -> bool:
         """Whether the SCoP's code may check an assumption when it starts and run its
         original code where it fails: its region is whole lines (`#pragma scop` and
