@@ -571,14 +571,14 @@ def _not_affine(program: Program) -> set[str]:
     """The arrays some reference subscripts with a variable no `for` loop around it runs
     (a `while` loop's, a helper's result): ppcg-py could not prove such a digit within
     its row, and refuses the program where the array is flat."""
-    from .program import While, children, node_refs
+    from .program import While, children, node_refs, variables
     params = {n for n, _ in program.params}
     found: set[str] = set()
 
     def visit(nodes, bound: frozenset[str]) -> None:
         for node in nodes:
             for ref in node_refs(node):
-                if any(not _vars(sub) <= bound | params for sub in ref.subs):
+                if any(not {v.name for v in variables(sub)} <= bound | params for sub in ref.subs):
                     found.add(ref.name)
             inner = bound | {node.var} if isinstance(node, Loop) else bound
             for _, body in children(node):
@@ -586,12 +586,6 @@ def _not_affine(program: Program) -> set[str]:
     for scop in program.scops:
         visit(scop, frozenset())
     return found
-
-
-def _vars(e: IExpr) -> set[str]:
-    if isinstance(e, Var):
-        return {e.name}
-    return _vars(e.a) | _vars(e.b) if isinstance(e, (Bin, MinMax)) else set()
 
 
 def _with_empty_scops(program: Program, rng: random.Random) -> Program:

@@ -361,6 +361,13 @@ def children(node: Node) -> list[tuple[str, tuple[Node, ...]]]:
     return []
 
 
+def variables(expr) -> set[Var]:
+    """The variables of an integer expression (loop iterators and parameters)."""
+    if isinstance(expr, Var):
+        return {expr}
+    return set().union(*(variables(getattr(expr, f)) for f in ("a", "b") if hasattr(expr, f)))
+
+
 def walk_nodes(nodes: tuple[Node, ...]):
     for node in nodes:
         yield node

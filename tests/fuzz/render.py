@@ -51,6 +51,7 @@ from .program import (
     node_exprs,
     node_refs,
     used_names,
+    variables,
     walk_nodes,
 )
 
@@ -270,16 +271,10 @@ def _row_call(loop: Loop, members) -> tuple[Ref, Ref] | None:
             or not isinstance(rhs.b.b, Ref) or not rhs.b.b.subs or rhs.b.b.subs[-1] != q:
         return None
     source = rhs.b.b
-    if any(q in _vars(e) for e in stmt.target.subs[:-1] + source.subs[:-1]) \
+    if any(q in variables(e) for e in stmt.target.subs[:-1] + source.subs[:-1]) \
             or stmt.target.name in members or source.name in members:
         return None
     return Ref(stmt.target.name, stmt.target.subs[:-1]), Ref(source.name, source.subs[:-1])
-
-
-def _vars(expr) -> set:
-    if isinstance(expr, Var):
-        return {expr}
-    return set().union(*(_vars(getattr(expr, f)) for f in ("a", "b") if hasattr(expr, f)))
 
 
 # The helpers a generated program may call (ppcg-py inlines them): value helpers in
